@@ -1,0 +1,63 @@
+package rewrite
+
+import (
+	"fmt"
+	"sort"
+)
+
+// span is the byte range a fix touches, for the overlap check.
+func span(fx *Fix) (int, int) {
+	lo, hi := fx.Edits[0].Start, fx.Edits[0].End
+	for _, e := range fx.Edits[1:] {
+		lo, hi = min(lo, e.Start), max(hi, e.End)
+	}
+	return lo, hi
+}
+
+// conflicts reports whether two fixes cannot be applied in the same pass: an
+// edit of one replaces bytes that an edit of the other touches. Two pure
+// insertions at the same offset do not conflict; they keep rule order.
+func conflicts(a, b *Fix) bool {
+	for _, x := range a.Edits {
+		for _, y := range b.Edits {
+			if x.Start == x.End && y.Start == y.End {
+				continue
+			}
+			if x.Start < y.End && y.Start < x.End {
+				return true
+			}
+			// An insertion strictly inside a replaced range conflicts too.
+			if x.Start == x.End && y.Start < x.Start && x.Start < y.End {
+				return true
+			}
+			if y.Start == y.End && x.Start < y.Start && y.Start < x.End {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// applyEdits applies non-overlapping edits to text. Edits at the same
+// offset keep the order they were given in.
+func applyEdits(text []byte, edits []Edit) ([]byte, error) {
+	es := append([]Edit(nil), edits...)
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].Start != es[j].Start {
+			return es[i].Start < es[j].Start
+		}
+		// An insertion goes before a replacement that starts at the same place.
+		return es[i].End-es[i].Start < es[j].End-es[j].Start && es[i].Start == es[i].End
+	})
+	out := make([]byte, 0, len(text)+256)
+	last := 0
+	for _, e := range es {
+		if e.Start < last || e.End < e.Start || e.End > len(text) {
+			return nil, fmt.Errorf("edit %d..%d overlaps or lies outside the text", e.Start, e.End)
+		}
+		out = append(out, text[last:e.Start]...)
+		out = append(out, e.NewText...)
+		last = e.End
+	}
+	return append(out, text[last:]...), nil
+}

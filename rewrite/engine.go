@@ -1,0 +1,269 @@
+package rewrite
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// Options choose the rules and how fixes are applied.
+type Options struct {
+	// Profile names the default rule set: "default" (the reported fixes) or
+	// "lean" (keeps bf16 and fast attention; fences the cuDNN backend).
+	Profile string
+	// Select replaces the profile's set when not empty; Ignore removes from
+	// it. Both take codes ("LTF002") or names ("eager-attention").
+	Select, Ignore []string
+	// UnsafeFixes applies fixes marked unsafe too.
+	UnsafeFixes bool
+	// Target overrides the versions found for each file (--target).
+	Target Versions
+	// ParseTimeout bounds one parse (0: no bound).
+	ParseTimeout time.Duration
+}
+
+// Engine runs a fixed set of rules. It holds no mutable state: one engine
+// serves every worker of a bulk run.
+type Engine struct {
+	rules []*Rule
+	opts  Options
+}
+
+// New checks the options and returns an engine.
+func New(opts Options) (*Engine, error) {
+	if _, err := loadQueries(); err != nil {
+		return nil, err
+	}
+	rules, err := SelectRules(opts.Profile, opts.Select, opts.Ignore)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{rules: rules, opts: opts}, nil
+}
+
+// Rules are the rules this engine runs, in code order.
+func (e *Engine) Rules() []*Rule { return e.rules }
+
+// Triggers are the byte strings of which a file must contain at least one
+// for any selected rule to find anything in it.
+func (e *Engine) Triggers() [][]byte {
+	seen := map[string]bool{}
+	var out [][]byte
+	for _, r := range e.rules {
+		for _, t := range r.Triggers {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, []byte(t))
+			}
+		}
+	}
+	return out
+}
+
+// MayMatch is the prefilter: false means no selected rule can find anything.
+func (e *Engine) MayMatch(text []byte) bool {
+	for _, t := range e.Triggers() {
+		if bytes.Contains(text, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Errors for input that is not Python source text.
+var (
+	ErrBinary  = errors.New("binary file (NUL byte)")
+	ErrNotUTF8 = errors.New("not UTF-8 text")
+)
+
+var bom = []byte("\xef\xbb\xbf")
+
+// Result is what a run over one source found and, for Fix, produced.
+type Result struct {
+	// Findings are those of the original text, in source order.
+	Findings []Finding
+	// Output is the fixed text (Fix only); equal to the input when nothing
+	// changed.
+	Output  []byte
+	Changed bool
+	// Passes is how many fix passes ran.
+	Passes int
+	// Dropped names fixes that would have broken the file: an internal
+	// error of the rule, never written.
+	Dropped []string
+}
+
+// Check runs the rules once, with vs the versions found for the file and reports findings without changing anything.
+func (e *Engine) Check(text []byte, vs Versions) (*Result, error) {
+	body, err := e.prepare(text)
+	if err != nil {
+		return nil, err
+	}
+	findings, err := e.runOnce(body, vs)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Findings: findings, Output: text}, nil
+}
+
+// maxPasses bounds the fix loop; fixes that keep producing fixes are a bug.
+const maxPasses = 8
+
+// Fix runs the rules and applies their fixes, pass after pass, until
+// nothing changes. The output always parses; a fix that would break the
+// parse is dropped and named in Result.Dropped.
+func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
+	body, err := e.prepare(text)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	cur := body
+	skip := map[string]bool{} // fixes dropped for breaking the parse
+	for pass := 0; pass < maxPasses; pass++ {
+		findings, err := e.runOnce(cur, vs)
+		if err != nil {
+			return nil, err
+		}
+		if pass == 0 {
+			res.Findings = findings
+		}
+		var chosen []*Finding
+		for i := range findings {
+			fd := &findings[i]
+			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || skip[fixKey(fd)] {
+				continue
+			}
+			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes {
+				continue
+			}
+			ok := true
+			for _, c := range chosen {
+				if conflicts(c.Fix, fd.Fix) {
+					ok = false // waits for the next pass
+					break
+				}
+			}
+			if ok {
+				chosen = append(chosen, fd)
+			}
+		}
+		if len(chosen) == 0 {
+			break
+		}
+		next, dropped := applyVerified(cur, chosen)
+		for _, d := range dropped {
+			skip[fixKey(d)] = true
+			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
+		}
+		res.Passes = pass + 1
+		if bytes.Equal(next, cur) {
+			if len(dropped) == 0 {
+				break
+			}
+			continue
+		}
+		cur = next
+	}
+	out := cur
+	if bytes.HasPrefix(text, bom) {
+		out = append(append([]byte{}, bom...), cur...)
+	}
+	res.Output = out
+	res.Changed = !bytes.Equal(out, text)
+	return res, nil
+}
+
+func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
+
+// applyVerified applies the chosen fixes together and keeps the result if it
+// parses; otherwise it applies them one at a time, dropping each that breaks
+// the parse.
+func applyVerified(text []byte, chosen []*Finding) ([]byte, []*Finding) {
+	var all []Edit
+	for _, c := range chosen {
+		all = append(all, c.Fix.Edits...)
+	}
+	if out, err := applyEdits(text, all); err == nil && Parses(out) == nil {
+		return out, nil
+	}
+	var dropped []*Finding
+	cur := text
+	// One at a time, from the end of the file so earlier offsets hold.
+	for i := len(chosen) - 1; i >= 0; i-- {
+		out, err := applyEdits(cur, chosen[i].Fix.Edits)
+		if err != nil || Parses(out) != nil {
+			dropped = append(dropped, chosen[i])
+			continue
+		}
+		cur = out
+	}
+	return cur, dropped
+}
+
+// prepare rejects what is not UTF-8 Python text and strips a BOM.
+func (e *Engine) prepare(text []byte) ([]byte, error) {
+	if bytes.IndexByte(text, 0) >= 0 {
+		return nil, ErrBinary
+	}
+	body := bytes.TrimPrefix(text, bom)
+	if !utf8.Valid(body) {
+		return nil, ErrNotUTF8
+	}
+	return body, nil
+}
+
+// runOnce parses text, refuses a syntax error, and runs every rule.
+func (e *Engine) runOnce(text []byte, vs Versions) ([]Finding, error) {
+	q, err := loadQueries()
+	if err != nil {
+		return nil, err
+	}
+	tree, err := parse(text, e.opts.ParseTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
+	src := NewSource(text)
+	root := tree.RootNode()
+	if se := firstSyntaxError(root, src); se != nil {
+		return nil, se
+	}
+	file := buildFile(src, root, q)
+	var findings []Finding
+	pass := &Pass{Src: src, File: file, Versions: e.opts.Target.Merge(vs), findings: &findings}
+	for _, r := range e.rules {
+		pass.rule = r
+		r.Run(pass)
+	}
+	findings = suppress(src, findings)
+	for i := range findings {
+		findings[i].Begin = src.Position(findings[i].Start)
+		findings[i].Finish = src.Position(findings[i].End)
+	}
+	sortFindings(findings)
+	return findings, nil
+}
+
+// Pass is what a rule's Run gets: the source, the facts, and Report.
+type Pass struct {
+	Src      *Source
+	File     *File
+	Versions Versions
+	rule     *Rule
+	findings *[]Finding
+}
+
+// Report records a finding of the running rule.
+func (p *Pass) Report(f Finding) {
+	f.Code, f.Name = p.rule.Code, p.rule.Name
+	if f.Severity == "" {
+		f.Severity = p.rule.Severity
+	}
+	if f.Fix != nil && f.Fix.Applicability == "" {
+		f.Fix.Applicability = Safe
+	}
+	*p.findings = append(*p.findings, f)
+}

@@ -1,0 +1,386 @@
+package rewrite
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// File is what the rules know about one parsed source: imports with their
+// aliases, every call and assignment, and the function scopes with what
+// each one does (train, infer). It is built once per pass from the queries.
+type File struct {
+	Src   *Source
+	Root  *sitter.Node
+	Calls []*Call
+	// Assigns holds every assignment, chained ones once per target.
+	Assigns []*Assign
+	Funcs   []*Func
+	// imports maps a local name to what it stands for: "th" -> "torch",
+	// "AMC" -> "transformers.AutoModelForCausalLM".
+	imports map[string]string
+	// importStmts are the top-level import statements, in order.
+	importStmts []*sitter.Node
+	module      *Func
+	loads       []*Load // computed on first use
+}
+
+// Call is one call expression.
+type Call struct {
+	Node   *sitter.Node
+	Args   *sitter.Node
+	Dotted string // the callee as written, "tf.AutoModelForCausalLM.from_pretrained"
+	Qual   string // with import aliases resolved, "transformers.AutoModelForCausalLM.from_pretrained"
+	Method string // the last name, "from_pretrained"
+	Func   *Func
+}
+
+// Assign is one assignment "target = value".
+type Assign struct {
+	Node   *sitter.Node // the assignment node
+	Target *sitter.Node
+	Value  *sitter.Node // for a chain a = b = v, the final value v
+	Text   string       // the target as written, whitespace removed
+	Func   *Func
+}
+
+// Func is a function scope; the module is a Func with a nil Node.
+type Func struct {
+	Node, Body *sitter.Node
+	Name       string
+	// Training: the scope itself trains (a Trainer, get_peft_model, .train(),
+	// backward or an optimizer step). Inference: it generates or evaluates.
+	Training, Inference bool
+}
+
+func (f *Func) contains(n *sitter.Node) bool {
+	return f.Node == nil || (n.StartByte() >= f.Node.StartByte() && n.EndByte() <= f.Node.EndByte())
+}
+
+func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
+	f := &File{Src: src, Root: root, imports: map[string]string{}, module: &Func{Name: "<module>"}}
+	text := src.Text
+	each := func(query *sitter.Query, fn func(caps map[string]*sitter.Node)) {
+		qc := sitter.NewQueryCursor()
+		defer qc.Close()
+		qc.Exec(query, root)
+		for {
+			m, ok := qc.NextMatch()
+			if !ok {
+				return
+			}
+			caps := make(map[string]*sitter.Node, len(m.Captures))
+			for _, c := range m.Captures {
+				caps[query.CaptureNameForId(c.Index)] = c.Node
+			}
+			fn(caps)
+		}
+	}
+
+	each(q.functions, func(c map[string]*sitter.Node) {
+		f.Funcs = append(f.Funcs, &Func{Node: c["function"], Body: c["body"], Name: c["name"].Content(text)})
+	})
+	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].Node.StartByte() < f.Funcs[j].Node.StartByte() })
+
+	each(q.imports, func(c map[string]*sitter.Node) {
+		stmt := c["import"]
+		if p := stmt.Parent(); p != nil && p.Type() == "module" {
+			if len(f.importStmts) == 0 || f.importStmts[len(f.importStmts)-1] != stmt {
+				f.importStmts = append(f.importStmts, stmt)
+			}
+		}
+		alias := ""
+		if a := c["alias"]; a != nil {
+			alias = a.Content(text)
+		}
+		if from := c["from"]; from != nil {
+			name := c["name"].Content(text)
+			if alias == "" {
+				alias = name
+			}
+			f.imports[alias] = from.Content(text) + "." + name
+			return
+		}
+		mod := c["module"].Content(text)
+		if alias == "" {
+			// "import torch.nn" binds "torch".
+			alias = strings.SplitN(mod, ".", 2)[0]
+			mod = alias
+		}
+		f.imports[alias] = mod
+	})
+
+	each(q.calls, func(c map[string]*sitter.Node) {
+		callee := c["callee"]
+		dotted := dottedName(callee, text)
+		if dotted == "" {
+			return
+		}
+		call := &Call{Node: c["call"], Args: c["args"], Dotted: dotted, Qual: f.Resolve(dotted), Func: f.scopeOf(c["call"])}
+		call.Method = dotted[strings.LastIndexByte(dotted, '.')+1:]
+		f.Calls = append(f.Calls, call)
+	})
+
+	each(q.assignments, func(c map[string]*sitter.Node) {
+		value := c["value"]
+		for value.Type() == "assignment" {
+			if r := value.ChildByFieldName("right"); r != nil {
+				value = r
+			} else {
+				break
+			}
+		}
+		f.Assigns = append(f.Assigns, &Assign{Node: c["assignment"], Target: c["target"], Value: value,
+			Text: compact(c["target"].Content(text)), Func: f.scopeOf(c["assignment"])})
+	})
+
+	f.markScopes()
+	return f
+}
+
+// dottedName renders identifier / attribute chains ("a.b.c"); a chain whose
+// root is something else (a call, a subscript) renders as "?.b.c".
+func dottedName(n *sitter.Node, text []byte) string {
+	switch n.Type() {
+	case "identifier":
+		return n.Content(text)
+	case "attribute":
+		obj := n.ChildByFieldName("object")
+		attr := n.ChildByFieldName("attribute")
+		if obj == nil || attr == nil {
+			return ""
+		}
+		prefix := dottedName(obj, text)
+		if prefix == "" {
+			prefix = "?"
+		}
+		return prefix + "." + attr.Content(text)
+	}
+	return ""
+}
+
+func compact(s string) string {
+	return strings.Join(strings.Fields(s), "")
+}
+
+// Resolve replaces the first name of a dotted name by what it was imported as.
+func (f *File) Resolve(dotted string) string {
+	head, rest, _ := strings.Cut(dotted, ".")
+	if q, ok := f.imports[head]; ok {
+		if rest == "" {
+			return q
+		}
+		return q + "." + rest
+	}
+	return dotted
+}
+
+// Alias returns the local name bound to a module ("torch" -> "th"), and
+// whether the file imports it at all.
+func (f *File) Alias(module string) (string, bool) {
+	best := ""
+	for local, q := range f.imports {
+		if q == module && (best == "" || local == module || (best != module && local < best)) {
+			best = local
+		}
+	}
+	return best, best != ""
+}
+
+func (f *File) scopeOf(n *sitter.Node) *Func {
+	scope := f.module
+	for _, fn := range f.Funcs {
+		if fn.Node.StartByte() > n.StartByte() {
+			break
+		}
+		if fn.contains(n) {
+			scope = fn // later (inner) definitions win
+		}
+	}
+	return scope
+}
+
+var trainerClass = regexp.MustCompile(`(^|\.)[A-Za-z0-9_]*Trainer$`)
+
+// IsTrainerCall is Trainer(...), SFTTrainer(...), transformers.Trainer(...)
+// and any other class whose name ends in Trainer.
+func (c *Call) IsTrainerCall() bool {
+	return trainerClass.MatchString(c.Dotted) && !strings.Contains(c.Method, "from_")
+}
+
+func (f *File) markScopes() {
+	for _, c := range f.Calls {
+		switch {
+		case c.IsTrainerCall(), c.Method == "get_peft_model", c.Method == "prepare_model_for_kbit_training",
+			c.Method == "backward", c.Method == "train" && c.Args.NamedChildCount() == 0 && strings.Contains(c.Dotted, "."),
+			c.Method == "step" && strings.Contains(strings.ToLower(c.Dotted), "optim"):
+			c.Func.Training = true
+		case c.Method == "generate", c.Method == "eval" && c.Args.NamedChildCount() == 0, c.Dotted == "pipeline":
+			c.Func.Inference = true
+		}
+	}
+}
+
+// HasTraining reports whether anything in the file trains.
+func (f *File) HasTraining() bool {
+	if f.module.Training {
+		return true
+	}
+	for _, fn := range f.Funcs {
+		if fn.Training {
+			return true
+		}
+	}
+	return false
+}
+
+// Use says how a scope's result is used: by training code, by inference
+// code, by both, or by neither.
+type Use int
+
+const (
+	NotTraining Use = iota
+	Training
+	Shared
+)
+
+// TrainingUse decides whether code in scope fn flows into training. A scope
+// that trains is training. A helper that does not train is judged by its
+// callers in this file: all training callers make it training, a mix of
+// training and other callers makes it shared.
+func (f *File) TrainingUse(fn *Func) Use {
+	return f.trainingUse(fn, 0)
+}
+
+func (f *File) trainingUse(fn *Func, depth int) Use {
+	if fn.Training {
+		return Training
+	}
+	if fn.Node == nil || depth > 4 {
+		return NotTraining
+	}
+	train, other := 0, 0
+	for _, c := range f.Calls {
+		if c.Dotted != fn.Name && !strings.HasSuffix(c.Dotted, "."+fn.Name) {
+			continue
+		}
+		if c.Func == fn {
+			continue // recursion
+		}
+		switch f.trainingUse(c.Func, depth+1) {
+		case Training:
+			train++
+		case Shared:
+			train++
+			other++
+		default:
+			other++
+		}
+	}
+	switch {
+	case train > 0 && other == 0:
+		return Training
+	case train > 0:
+		return Shared
+	}
+	return NotTraining
+}
+
+// Keyword returns the keyword argument name=... of a call's argument list.
+func Keyword(args *sitter.Node, name string, text []byte) *sitter.Node {
+	for i := 0; i < int(args.NamedChildCount()); i++ {
+		a := args.NamedChild(i)
+		if a.Type() == "keyword_argument" {
+			if k := a.ChildByFieldName("name"); k != nil && k.Content(text) == name {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+// KeywordValue is the value node of name=..., or nil.
+func KeywordValue(args *sitter.Node, name string, text []byte) *sitter.Node {
+	if kw := Keyword(args, name, text); kw != nil {
+		return kw.ChildByFieldName("value")
+	}
+	return nil
+}
+
+// HasSplat reports a **kwargs argument.
+func HasSplat(args *sitter.Node) bool {
+	for i := 0; i < int(args.NamedChildCount()); i++ {
+		if args.NamedChild(i).Type() == "dictionary_splat" {
+			return true
+		}
+	}
+	return false
+}
+
+// Statement returns the statement that holds n and sits directly in a block
+// or the module, or nil.
+func Statement(n *sitter.Node) *sitter.Node {
+	for cur := n; cur != nil; cur = cur.Parent() {
+		p := cur.Parent()
+		if p == nil {
+			return nil
+		}
+		if t := p.Type(); t == "block" || t == "module" {
+			return cur
+		}
+	}
+	return nil
+}
+
+// StringValue returns the contents of a plain string literal ("x", 'x'),
+// and false for anything else (f-strings, concatenations, names).
+func StringValue(n *sitter.Node, text []byte) (string, bool) {
+	if n == nil || n.Type() != "string" {
+		return "", false
+	}
+	s := n.Content(text)
+	for _, p := range []string{"r", "R", "u", "U"} {
+		s = strings.TrimPrefix(s, p)
+	}
+	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+		if len(s) >= 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
+			inner := s[len(q) : len(s)-len(q)]
+			if strings.ContainsAny(inner, "\\{") && strings.ContainsAny(s[:1], "fF") {
+				return "", false
+			}
+			return inner, true
+		}
+	}
+	return "", false
+}
+
+// ValueOf resolves a name to the string literal last assigned to it in the
+// function scope or at module level, before offset. It also follows a
+// function parameter's literal default.
+func (f *File) ValueOf(n *sitter.Node, scope *Func) (string, bool) {
+	text := f.Src.Text
+	if s, ok := StringValue(n, text); ok {
+		return s, true
+	}
+	if n == nil || n.Type() != "identifier" {
+		return "", false
+	}
+	name := n.Content(text)
+	var best *Assign
+	for _, a := range f.Assigns {
+		if a.Text != name || a.Node.StartByte() > n.StartByte() {
+			continue
+		}
+		if a.Func == scope || a.Func == f.module {
+			if best == nil || a.Func == scope || best.Func == f.module {
+				best = a
+			}
+		}
+	}
+	if best != nil {
+		return StringValue(best.Value, text)
+	}
+	return "", false
+}

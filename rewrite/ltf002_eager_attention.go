@@ -1,0 +1,82 @@
+package rewrite
+
+import "fmt"
+
+var eagerAttention = &Rule{
+	Code:     "LTF002",
+	Name:     "eager-attention",
+	Summary:  `train with attn_implementation="eager" instead of fused SDPA`,
+	Severity: SeverityError,
+	Profiles: []string{ProfileDefault},
+	Triggers: []string{"from_pretrained", "from_config"},
+	Doc: `## What it does
+Adds attn_implementation="eager" to a training load, or replaces "sdpa".
+
+## Why
+With torch 2.11 on Hopper the default SDPA backend is cuDNN, and its
+backward returns NaN gradients for query rows that are fully masked. Left
+padding makes such rows. Reproduced on an H200 with the Llama-3.1-8B
+architecture: every sequence length with L % 128 == 64 gave grad_norm nan
+and then loss 0.0; eager attention never did.
+
+## Example
+    model = AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch.float32)
+becomes
+    model = AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch.float32, attn_implementation="eager")
+
+## When it stays away
+flash_attention_2/3 and flex_attention do not use cuDNN SDPA, and TRL's
+packing needs flash: a note, no edit. Loads that only serve inference. A
+load that passes **kwargs (the key may be inside): a warning.
+transformers older than 4.36 has no attn_implementation: use LTF007.
+
+## Cost
+Eager attention is O(L^2) in memory and slower than fused kernels. On an
+H200 (8B shape, batch 8, sequence 512): bf16 + eager 9,355 tokens/s and
+62.6 GiB against 10,628 and 51.8 GiB for the original. LTF007 (cuDNN backend
+off, --profile lean) keeps SDPA at almost no cost.`,
+	Run: runEagerAttention,
+}
+
+func runEagerAttention(p *Pass) {
+	text := p.Src.Text
+	for _, l := range p.File.ModelLoads() {
+		if l.Use != Training {
+			continue
+		}
+		v := KeywordValue(l.Args, "attn_implementation", text)
+		if v == nil {
+			if p.Versions.Transformers.Below(4, 36) {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+					Message: fmt.Sprintf("%s has no attn_implementation: switch the cuDNN SDPA backend off instead (--select LTF007)", p.Versions.Transformers.Describe("transformers"))})
+				continue
+			}
+			if HasSplat(l.Args) {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+					Message: `training load with **kwargs: make sure it passes attn_implementation="eager" (the default SDPA picks cuDNN, whose backward gives NaN on left-padded rows)`})
+				continue
+			}
+			edits, ok := addKeyword(p.Src, l.Args, "attn_implementation", `"eager"`)
+			fd := Finding{Start: start(l.Node), End: end(l.Args),
+				Message: `training load uses the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" (O(L^2) memory; --profile lean fences cuDNN instead)`}
+			if ok {
+				fd.Fix = &Fix{Message: `add attn_implementation="eager"`, Edits: edits}
+			}
+			p.Report(fd)
+			continue
+		}
+		s, ok := StringValue(v, text)
+		switch {
+		case !ok:
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				Message: fmt.Sprintf(`attn_implementation=%s is decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, v.Content(text))})
+		case s == "sdpa":
+			p.Report(Finding{Start: start(v), End: end(v),
+				Message: `attn_implementation="sdpa" picks cuDNN on Hopper, whose backward gives NaN on fully masked (left-padded) rows; train with "eager"`,
+				Fix:     &Fix{Message: `attn_implementation="eager"`, Edits: []Edit{{Start: start(v) + 1, End: end(v) - 1, NewText: "eager"}}}})
+		case s == "flash_attention_2" || s == "flash_attention_3" || s == "flex_attention":
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
+				Message: fmt.Sprintf("attn_implementation=%q does not use cuDNN SDPA; left as it is", s)})
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package rewrite
+
+import (
+	"fmt"
+	"strings"
+)
+
+var trainingUseCache = &Rule{
+	Code:     "LTF005",
+	Name:     "training-use-cache",
+	Summary:  "set model.config.use_cache = False before training",
+	Severity: SeverityWarning,
+	Profiles: []string{ProfileDefault, ProfileLean},
+	Triggers: []string{"from_pretrained", "from_config"},
+	Doc: `## What it does
+Adds model.config.use_cache = False after the training load when the file
+sets it nowhere.
+
+## Why
+The KV cache is for generation. During training it holds memory for
+nothing and conflicts with gradient checkpointing (transformers warns and
+turns it off at every step). transformers 5's Trainer sets it itself; on
+4.x the script must.
+
+## Example
+    model = AutoModelForCausalLM.from_pretrained(name)
+becomes
+    model = AutoModelForCausalLM.from_pretrained(name)
+    model.config.use_cache = False
+
+## When it stays away
+A file that already sets use_cache = False (anywhere) or passes
+use_cache=False to the load. transformers >= 5 (the Trainer does it).
+Loads that only serve inference.
+
+## Cost
+None: the cache is not used by a training forward pass.`,
+	Run: runTrainingUseCache,
+}
+
+func runTrainingUseCache(p *Pass) {
+	f, text := p.File, p.Src.Text
+	if p.Versions.Transformers.AtLeast(5, 0) {
+		return
+	}
+	for _, a := range f.Assigns {
+		if strings.HasSuffix(a.Text, ".use_cache") && a.Value.Content(text) == "False" {
+			return
+		}
+	}
+	for _, l := range f.TrainingLoads() {
+		if v := KeywordValue(l.Args, "use_cache", text); v != nil && v.Content(text) == "False" {
+			return
+		}
+	}
+	for _, l := range f.TrainingLoads() {
+		if l.Target == "" {
+			continue
+		}
+		fd := Finding{Start: start(l.Node), End: end(l.Args),
+			Message: fmt.Sprintf("the KV cache is for generation: set %s.config.use_cache = False for training (%s; the Trainer sets it itself from 5.0)", l.Target, p.Versions.Transformers.Describe("transformers"))}
+		if anchor := f.statementIn(l.Node, l.Func); anchor != nil {
+			if e, ok := insertAfter(p.Src, anchor, []string{l.Target + ".config.use_cache = False"}); ok {
+				fd.Fix = &Fix{Message: "model.config.use_cache = False", Edits: []Edit{e}}
+			}
+		}
+		p.Report(fd)
+		return
+	}
+}

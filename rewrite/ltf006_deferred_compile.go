@@ -1,0 +1,145 @@
+package rewrite
+
+import (
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+var deferredCompile = &Rule{
+	Code:     "LTF006",
+	Name:     "deferred-compile",
+	Summary:  "defer torch.compile until training is known stable; drop a compile placed after the Trainer",
+	Severity: SeverityWarning,
+	Profiles: []string{ProfileDefault, ProfileLean},
+	Triggers: []string{"compile"},
+	Doc: `## What it does
+- model = torch.compile(model) after Trainer(model=model, ...) is removed,
+  with a comment saying why: it only rebinds a name, the trainer trains
+  the uncompiled model.
+- A compile before the Trainer is commented out, under a comment that says
+  how to turn it back on once training is stable.
+- TrainingArguments(torch_compile=True) becomes torch_compile=False.
+- Trainer(model=torch.compile(m)) becomes Trainer(model=m).
+A guard such as if torch.__version__ >= "2" and sys.platform != "win32":
+goes with the compile it guards.
+
+## Why
+While a run goes NaN, a compiled graph is one more moving part, and the
+failure must first be fixed eagerly. A compile placed after the Trainer
+never took effect. Trainer(model=torch.compile(peft_model)) fails in
+transformers 5.17 ("The batch received was empty").
+
+## Example
+    trainer = Trainer(model=model, args=args)
+    model = torch.compile(model)
+becomes
+    trainer = Trainer(model=model, args=args)
+    # loratune-fix LTF006: removed torch.compile(model) ...
+
+## When it stays away
+Compiles in inference or export code.
+
+## Cost
+Speed only: compiled training can be faster once it is stable. The
+compile after the Trainer cost nothing because it did nothing.`,
+	Run: runDeferredCompile,
+}
+
+const (
+	compileRemoved  = "# loratune-fix LTF006: removed a torch.compile placed after Trainer(...): it only rebound the name, the trainer trained the uncompiled model"
+	compileDeferred = "# loratune-fix LTF006: torch.compile deferred until training is known stable; uncomment the lines below to turn it back on"
+)
+
+func runDeferredCompile(p *Pass) {
+	f, text := p.File, p.Src.Text
+	if !f.HasTraining() {
+		return
+	}
+	for _, c := range f.Calls {
+		if c.IsTrainerCall() || strings.HasSuffix(c.Method, "Config") || strings.HasSuffix(c.Method, "TrainingArguments") {
+			compileArgument(p, c)
+		}
+		if f.Resolve(c.Dotted) != "torch.compile" || f.TrainingUse(c.Func) != Training {
+			continue
+		}
+		trainer := firstTrainer(f, c.Func)
+		if trainer != nil && within(c.Node, trainer.Node) {
+			// Trainer(model=torch.compile(m)): pass m itself.
+			args := realArgs(c.Args)
+			if len(args) == 1 {
+				p.Report(Finding{Start: start(c.Node), End: end(c.Node),
+					Message: "Trainer(model=torch.compile(...)) fails in transformers 5 (column pruning reads the compiled wrapper's signature); pass the model and compile once training is stable",
+					Fix:     &Fix{Message: "pass the uncompiled model", Edits: []Edit{{Start: start(c.Node), End: end(c.Node), NewText: args[0].Content(text)}}}})
+			}
+			continue
+		}
+		stmt := Statement(c.Node)
+		if stmt == nil || stmt.Type() != "expression_statement" {
+			continue
+		}
+		unit := compileGuard(stmt, text)
+		after := trainer != nil && trainer.Func == c.Func && c.Node.StartByte() > trainer.Node.EndByte()
+		if after {
+			fd := Finding{Start: start(c.Node), End: end(c.Node),
+				Message: "torch.compile after Trainer(...) only rebinds the name: the trainer trains the uncompiled model; removed"}
+			if e, ok := replaceStatement(p.Src, unit, []string{compileRemoved}); ok {
+				fd.Fix = &Fix{Message: "remove the compile that never took effect", Edits: []Edit{e}}
+			}
+			p.Report(fd)
+			continue
+		}
+		fd := Finding{Start: start(c.Node), End: end(c.Node),
+			Message: "torch.compile on the training path: defer it until training is known stable (a NaN must be fixed eagerly first)"}
+		if edits, ok := commentOut(p.Src, unit, compileDeferred); ok {
+			fd.Fix = &Fix{Message: "comment out the compile until training is stable", Edits: edits}
+		}
+		p.Report(fd)
+	}
+}
+
+// compileArgument handles torch_compile=True in training arguments.
+func compileArgument(p *Pass, c *Call) {
+	text := p.Src.Text
+	v := KeywordValue(c.Args, "torch_compile", text)
+	if v == nil || v.Content(text) != "True" {
+		return
+	}
+	edits := []Edit{{Start: start(v), End: end(v), NewText: "False"}}
+	kw := v.Parent()
+	rest := strings.TrimSpace(string(text[end(kw):p.Src.LineEnd(end(kw))]))
+	if rest == "," || rest == "" && p.Src.Position(end(kw)).Line != p.Src.Position(end(c.Args)).Line {
+		at := end(kw) + len(rest)
+		edits = append(edits, Edit{Start: at, End: at, NewText: "  # loratune-fix LTF006: set True again once training is stable"})
+	}
+	p.Report(Finding{Start: start(v), End: end(v),
+		Message: "torch_compile=True compiles the training model: defer it until training is known stable",
+		Fix:     &Fix{Message: "torch_compile=False", Edits: edits}})
+}
+
+func firstTrainer(f *File, fn *Func) *Call {
+	for _, c := range f.Calls {
+		if c.Func == fn && c.IsTrainerCall() {
+			return c
+		}
+	}
+	return nil
+}
+
+func within(inner, outer *sitter.Node) bool {
+	return inner.StartByte() >= outer.StartByte() && inner.EndByte() <= outer.EndByte()
+}
+
+// compileGuard widens a compile statement to an "if" that guards only it
+// (no else), such as if torch.__version__ >= "2" and sys.platform != "win32":
+func compileGuard(stmt *sitter.Node, text []byte) *sitter.Node {
+	block := stmt.Parent()
+	if block == nil || block.Type() != "block" || !soleStatement(stmt) {
+		return stmt
+	}
+	guard := block.Parent()
+	if guard == nil || guard.Type() != "if_statement" || guard.ChildByFieldName("alternative") != nil {
+		return stmt
+	}
+	return guard
+}

@@ -1,0 +1,63 @@
+package rewrite
+
+import "bytes"
+
+var sdpaBackendFence = &Rule{
+	Code:     "LTF007",
+	Name:     "sdpa-backend-fence",
+	Summary:  "switch the cuDNN SDPA backend off once before training (the cheap alternative to LTF002)",
+	Severity: SeverityError,
+	Profiles: []string{ProfileLean},
+	Triggers: []string{"from_pretrained", "from_config"},
+	Doc: `## What it does
+Adds, after the training load:
+    if hasattr(torch.backends.cuda, "enable_cudnn_sdp"):
+        torch.backends.cuda.enable_cudnn_sdp(False)
+so SDPA keeps its flash and memory-efficient kernels but never picks cuDNN.
+Part of --profile lean; select it on its own with --select LTF007.
+
+## Why
+torch 2.11 on Hopper picks cuDNN for SDPA, and cuDNN's backward returns
+NaN for fully masked query rows (left padding). Reproduced on an H200:
+switching cuDNN off cured it at the original's speed and memory. Forcing
+one backend with sdpa_kernel([EFFICIENT_ATTENTION]) failed with "No
+available kernel" on unpadded GQA batches, and the old
+torch.backends.cuda.sdp_kernel(...) is deprecated: switch cuDNN off
+instead.
+
+## When it stays away
+A file that already calls enable_cudnn_sdp. Files that do not train.
+
+## Cost
+Little: fp32 masters with cuDNN off ran 9,501 tokens/s at 80.6 GiB against
+8,789 and 91.5 GiB with eager (8B shape, batch 8, sequence 512, H200); at
+sequence 192, bf16 with cuDNN off trained finite at the original's speed
+and memory.`,
+	Run: runSDPABackendFence,
+}
+
+func runSDPABackendFence(p *Pass) {
+	f := p.File
+	if bytes.Contains(p.Src.Text, []byte("enable_cudnn_sdp")) {
+		return
+	}
+	loads := f.TrainingLoads()
+	if len(loads) == 0 {
+		return
+	}
+	l := loads[0]
+	fd := Finding{Start: start(l.Node), End: end(l.Args),
+		Message: "cuDNN SDPA's backward gives NaN on fully masked (left-padded) rows: switch the cuDNN backend off before training (keeps fast SDPA)"}
+	if anchor := f.statementIn(l.Node, l.Func); anchor != nil {
+		torch, imp := ensureImport(f, "torch")
+		lines := []string{
+			"# loratune-fix LTF007: cuDNN SDPA's backward gives NaN on fully masked (left-padded) rows; keep SDPA, fence cuDNN off",
+			"if hasattr(" + torch + ".backends.cuda, \"enable_cudnn_sdp\"):",
+			"\t" + torch + ".backends.cuda.enable_cudnn_sdp(False)",
+		}
+		if e, ok := insertAfter(p.Src, anchor, lines); ok {
+			fd.Fix = &Fix{Message: "switch the cuDNN SDPA backend off", Edits: append([]Edit{e}, imp...)}
+		}
+	}
+	p.Report(fd)
+}

@@ -1,0 +1,66 @@
+package rewrite
+
+import (
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+var trainingPaddingSide = &Rule{
+	Code:     "LTF008",
+	Name:     "training-padding-side",
+	Summary:  `tokenizer.padding_side = "left" in training code becomes "right"`,
+	Severity: SeverityError,
+	Profiles: []string{ProfileDefault, ProfileLean},
+	Triggers: []string{"padding_side"},
+	Doc: `## What it does
+In training code, tokenizer.padding_side = "left" (or padding_side="left"
+passed to the tokenizer's from_pretrained) becomes "right".
+
+## Why
+Left padding is inference advice ("Allow batched inference" in alpaca-lora
+and DoRA) copied into training. It puts pad queries at the front, whose
+rows the causal mask leaves fully masked, and cuDNN SDPA's backward returns
+NaN for those rows (reproduced on an H200). Training pads on the right;
+TRL always does.
+
+## Example
+    tokenizer.padding_side = "left"  # Allow batched inference
+becomes
+    tokenizer.padding_side = "right"  # Allow batched inference
+
+## When it stays away
+Generation and evaluation code keep left padding, which generate() needs.
+
+## Cost
+None.`,
+	Run: runTrainingPaddingSide,
+}
+
+func runTrainingPaddingSide(p *Pass) {
+	f, text := p.File, p.Src.Text
+	for _, a := range f.Assigns {
+		if !strings.HasSuffix(a.Text, ".padding_side") || f.TrainingUse(a.Func) != Training {
+			continue
+		}
+		reportLeft(p, a.Value, text)
+	}
+	for _, c := range f.Calls {
+		if c.Method != "from_pretrained" || !strings.Contains(c.Qual, "Tokenizer") || f.TrainingUse(c.Func) != Training {
+			continue
+		}
+		if v := KeywordValue(c.Args, "padding_side", text); v != nil {
+			reportLeft(p, v, text)
+		}
+	}
+}
+
+func reportLeft(p *Pass, v *sitter.Node, text []byte) {
+	if s, ok := StringValue(v, text); !ok || s != "left" {
+		return
+	}
+	st, en := start(v), end(v)
+	p.Report(Finding{Start: st, End: en,
+		Message: `left padding in training makes fully masked query rows, whose cuDNN SDPA backward is NaN; training pads on the right (keep "left" for generation)`,
+		Fix:     &Fix{Message: `padding_side = "right"`, Edits: []Edit{{Start: st + 1, End: en - 1, NewText: "right"}}}})
+}

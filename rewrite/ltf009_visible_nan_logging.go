@@ -1,0 +1,66 @@
+package rewrite
+
+import "regexp"
+
+var visibleNaNLogging = &Rule{
+	Code:     "LTF009",
+	Name:     "visible-nan-logging",
+	Summary:  "logging_nan_inf_filter=False, so a NaN loss prints as nan",
+	Severity: SeverityInfo,
+	Profiles: []string{ProfileDefault, ProfileLean},
+	Triggers: []string{"TrainingArguments", "Config("},
+	Doc: `## What it does
+Adds logging_nan_inf_filter=False to the training arguments
+(TrainingArguments, SFTConfig and TRL's other configs), or turns True into
+False.
+
+## Why
+With the default filter on, the Trainer leaves NaN micro-batch losses out
+of the running sum: the log shows a finite, inflated loss and then 0.0
+while the NaN gradient has already written NaN into every LoRA weight.
+That is exactly the reported log. With the filter off, the first NaN
+prints as nan.
+
+## Example
+    args = TrainingArguments(output_dir="out", bf16=True)
+becomes
+    args = TrainingArguments(output_dir="out", bf16=True, logging_nan_inf_filter=False)
+
+## When it stays away
+Arguments built from **kwargs or HfArgumentParser (no literal call to
+edit). Files that do not train.
+
+## Cost
+None.`,
+	Run: runVisibleNaNLogging,
+}
+
+var trainingArgsClass = regexp.MustCompile(`^(\w*TrainingArguments|SFTConfig|DPOConfig|KTOConfig|ORPOConfig|CPOConfig|GRPOConfig|RewardConfig|PPOConfig)$`)
+
+func runVisibleNaNLogging(p *Pass) {
+	f, text := p.File, p.Src.Text
+	if !f.HasTraining() {
+		return
+	}
+	for _, c := range f.Calls {
+		if !trainingArgsClass.MatchString(c.Method) || f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
+			continue
+		}
+		msg := "the Trainer's NaN filter prints a NaN loss as a finite one and then 0.0: log it as nan with logging_nan_inf_filter=False"
+		if v := KeywordValue(c.Args, "logging_nan_inf_filter", text); v != nil {
+			if v.Content(text) == "True" {
+				p.Report(Finding{Start: start(v), End: end(v), Message: msg,
+					Fix: &Fix{Message: "logging_nan_inf_filter=False", Edits: []Edit{{Start: start(v), End: end(v), NewText: "False"}}}})
+			}
+			continue
+		}
+		if HasSplat(c.Args) {
+			continue
+		}
+		fd := Finding{Start: start(c.Node), End: end(c.Args), Message: msg}
+		if edits, ok := addKeyword(p.Src, c.Args, "logging_nan_inf_filter", "False"); ok {
+			fd.Fix = &Fix{Message: "add logging_nan_inf_filter=False", Edits: edits}
+		}
+		p.Report(fd)
+	}
+}

@@ -1,0 +1,243 @@
+package rewrite
+
+import (
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Helpers that turn an intention ("add this keyword", "insert these lines
+// after that statement") into byte edits that follow the file's own layout.
+// Each returns ok=false when the layout is one it cannot edit safely; the
+// rule then reports without a fix.
+
+func start(n *sitter.Node) int { return int(n.StartByte()) }
+func end(n *sitter.Node) int   { return int(n.EndByte()) }
+
+// realArgs are the arguments of an argument_list, comments left out.
+func realArgs(args *sitter.Node) []*sitter.Node {
+	var out []*sitter.Node
+	for i := 0; i < int(args.NamedChildCount()); i++ {
+		if a := args.NamedChild(i); a.Type() != "comment" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// addKeyword appends name=value to a call's arguments in the call's style:
+// one argument a line (with or without a trailing comma) or inline.
+func addKeyword(src *Source, args *sitter.Node, name, value string) ([]Edit, bool) {
+	kw := name + "=" + value
+	list := realArgs(args)
+	if len(list) == 0 {
+		return []Edit{{Start: start(args) + 1, End: start(args) + 1, NewText: kw}}, true
+	}
+	last := list[len(list)-1]
+	closeParen := end(args) - 1
+	lastLine := src.Position(end(last)).Line
+	if src.Position(closeParen).Line == lastLine {
+		// Inline, or the closing parenthesis hugs the last argument.
+		return []Edit{{Start: end(last), End: end(last), NewText: ", " + kw}}, true
+	}
+	indent, own := src.Indent(start(last))
+	if !own && src.Position(start(last)).Line == src.Position(start(args)).Line {
+		// f(a,\n  b) style where the last argument shares the "(" line.
+		return []Edit{{Start: end(last), End: end(last), NewText: ", " + kw}}, true
+	}
+	comma := hasCommaAfter(src, last, args)
+	at := src.LineEnd(end(last))
+	var edits []Edit
+	newLine := indent + kw
+	if comma {
+		newLine += ","
+	} else {
+		edits = append(edits, Edit{Start: end(last), End: end(last), NewText: ","})
+	}
+	prefix := ""
+	if at == len(src.Text) || src.Text[at-1] != '\n' {
+		prefix = src.EOL
+	}
+	edits = append(edits, Edit{Start: at, End: at, NewText: prefix + newLine + src.EOL})
+	return edits, true
+}
+
+// hasCommaAfter reports a "," token after n inside args.
+func hasCommaAfter(src *Source, n, args *sitter.Node) bool {
+	for i := 0; i < int(args.ChildCount()); i++ {
+		c := args.Child(i)
+		if c.StartByte() >= n.EndByte() && c.Type() == "," {
+			return true
+		}
+		if c.StartByte() >= n.EndByte() && c.Type() != "comment" {
+			return false
+		}
+	}
+	return false
+}
+
+// setKeyword replaces the value of name=... or adds the keyword.
+func setKeyword(src *Source, args *sitter.Node, name, value string) ([]Edit, bool) {
+	if v := KeywordValue(args, name, src.Text); v != nil {
+		return []Edit{{Start: start(v), End: end(v), NewText: value}}, true
+	}
+	return addKeyword(src, args, name, value)
+}
+
+// standsAlone reports whether stmt is the only statement on its lines: only
+// indentation before it and nothing but a comment after it.
+func standsAlone(src *Source, stmt *sitter.Node) (indent string, ok bool) {
+	indent, own := src.Indent(start(stmt))
+	if !own {
+		return "", false
+	}
+	rest := strings.TrimSpace(string(src.Text[end(stmt):src.LineEnd(end(stmt))]))
+	if rest != "" && !strings.HasPrefix(rest, "#") {
+		return "", false
+	}
+	return indent, true
+}
+
+// template turns lines written with "\t" for each indentation level into the
+// file's indentation and line ending, under base.
+func template(src *Source, base string, lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		depth := len(l) - len(strings.TrimLeft(l, "\t"))
+		b.WriteString(base)
+		b.WriteString(strings.Repeat(src.IndentUnit, depth))
+		b.WriteString(l[depth:])
+		b.WriteString(src.EOL)
+	}
+	return b.String()
+}
+
+// insertAfter inserts lines after the statement stmt, at its indentation.
+func insertAfter(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
+	indent, ok := standsAlone(src, stmt)
+	if !ok {
+		return Edit{}, false
+	}
+	at := src.LineEnd(end(stmt))
+	text := template(src, indent, lines)
+	if at == len(src.Text) && (at == 0 || src.Text[at-1] != '\n') {
+		text = src.EOL + text
+	}
+	return Edit{Start: at, End: at, NewText: text}, true
+}
+
+// insertBefore inserts lines before the statement stmt, at its indentation.
+func insertBefore(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
+	indent, ok := src.Indent(start(stmt))
+	if !ok {
+		return Edit{}, false
+	}
+	at := src.LineStart(start(stmt))
+	return Edit{Start: at, End: at, NewText: template(src, indent, lines)}, true
+}
+
+// soleStatement reports whether stmt is the only statement of its block, so
+// that removing it needs a "pass" in its place.
+func soleStatement(stmt *sitter.Node) bool {
+	p := stmt.Parent()
+	if p == nil || p.Type() != "block" {
+		return false
+	}
+	n := 0
+	for i := 0; i < int(p.NamedChildCount()); i++ {
+		if p.NamedChild(i).Type() != "comment" {
+			n++
+		}
+	}
+	return n == 1
+}
+
+// replaceStatement replaces the whole lines of stmt by lines (which may be
+// empty), keeping the block valid.
+func replaceStatement(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
+	indent, ok := standsAlone(src, stmt)
+	if !ok {
+		return Edit{}, false
+	}
+	if soleStatement(stmt) {
+		lines = append(append([]string{}, lines...), "pass")
+	}
+	from, to := src.LineStart(start(stmt)), src.LineEnd(end(stmt))
+	text := template(src, indent, lines)
+	if to == len(src.Text) && (to == 0 || src.Text[to-1] != '\n') {
+		text = strings.TrimSuffix(text, src.EOL)
+	}
+	return Edit{Start: from, End: to, NewText: text}, true
+}
+
+// commentOut turns the lines of stmt into comments under a header comment,
+// so that the user can restore them by uncommenting.
+func commentOut(src *Source, stmt *sitter.Node, header string) ([]Edit, bool) {
+	indent, ok := standsAlone(src, stmt)
+	if !ok {
+		return nil, false
+	}
+	first := src.LineStart(start(stmt))
+	edits := []Edit{{Start: first, End: first, NewText: template(src, indent, []string{header})}}
+	for off := first; off < end(stmt); off = src.LineEnd(off) {
+		line := src.Text[off:src.LineEnd(off)]
+		if strings.TrimSpace(string(line)) == "" {
+			if src.LineEnd(off) == off {
+				break
+			}
+			continue
+		}
+		at := off + len(indent)
+		if !strings.HasPrefix(string(line), indent) {
+			at = off + len(line) - len(strings.TrimLeft(string(line), " \t"))
+		}
+		edits = append(edits, Edit{Start: at, End: at, NewText: "# "})
+		if src.LineEnd(off) == off {
+			break
+		}
+	}
+	if soleStatement(stmt) {
+		at := src.LineEnd(end(stmt))
+		text := template(src, indent, []string{"pass"})
+		if at == len(src.Text) && src.Text[at-1] != '\n' {
+			text = src.EOL + strings.TrimSuffix(text, src.EOL)
+		}
+		edits = append(edits, Edit{Start: at, End: at, NewText: text})
+	}
+	return edits, true
+}
+
+// ensureImport returns the local name of module (its alias when imported
+// as one) and, when the file lacks the import, an edit that adds it after
+// the last top-level import (or at the top, after a docstring and
+// __future__ imports).
+func ensureImport(f *File, module string) (string, []Edit) {
+	if local, ok := f.Alias(module); ok {
+		return local, nil
+	}
+	src := f.Src
+	line := "import " + module
+	if n := len(f.importStmts); n > 0 {
+		e, ok := insertAfter(src, f.importStmts[n-1], []string{line})
+		if ok {
+			return module, []Edit{e}
+		}
+	}
+	// No import at all: after a module docstring if there is one.
+	at := 0
+	for i := 0; i < int(f.Root.NamedChildCount()); i++ {
+		c := f.Root.NamedChild(i)
+		if c.Type() == "comment" {
+			continue
+		}
+		if c.Type() == "expression_statement" && c.NamedChildCount() == 1 && c.NamedChild(0).Type() == "string" {
+			at = src.LineEnd(end(c))
+		}
+		break
+	}
+	text := line + src.EOL
+	if at == len(src.Text) && at > 0 && src.Text[at-1] != '\n' {
+		text = src.EOL + text
+	}
+	return module, []Edit{{Start: at, End: at, NewText: text}}
+}

@@ -1,0 +1,119 @@
+package rewrite
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Rule is one concern with a stable code and name, in the shape of Go's
+// analysis.Analyzer: a Doc for people and a Run that reports findings.
+type Rule struct {
+	Code     string // stable: "LTF001"
+	Name     string // stable: "fp32-master-weights"
+	Summary  string // one line for `loratune-fix rules`
+	Severity Severity
+	// Profiles the rule belongs to ("default", "lean"); none means it runs
+	// only when selected.
+	Profiles []string
+	// Triggers: a file with none of these bytes cannot produce a finding.
+	Triggers []string
+	// Doc: what it does, why, an example, when it stays away, what it costs.
+	Doc string
+	Run func(*Pass)
+}
+
+// Profile names.
+const (
+	ProfileDefault = "default"
+	ProfileLean    = "lean"
+)
+
+// Profiles lists the profiles with what each one stands for.
+var Profiles = map[string]string{
+	ProfileDefault: "the reported fix set: fp32 master weights, eager attention, device_map=None, dedicated pad, use_cache off, deferred compile (peak memory 1.6-2.3x the bf16 run, 11-17% slower)",
+	ProfileLean:    "keeps bf16 weights and SDPA: switches the cuDNN SDPA backend off instead of fp32 masters and eager attention (near the original's speed and memory)",
+}
+
+// All returns every rule in code order.
+func All() []*Rule {
+	rules := []*Rule{
+		fp32MasterWeights, eagerAttention, trainingDeviceMap, dedicatedPadToken,
+		trainingUseCache, deferredCompile, sdpaBackendFence, trainingPaddingSide,
+		visibleNaNLogging,
+	}
+	rules = append(rules, versionRules...)
+	sort.SliceStable(rules, func(i, j int) bool { return rules[i].Code < rules[j].Code })
+	return rules
+}
+
+// Lookup finds a rule by code (any case) or name.
+func Lookup(key string) *Rule {
+	for _, r := range All() {
+		if strings.EqualFold(r.Code, key) || r.Name == key {
+			return r
+		}
+	}
+	return nil
+}
+
+// InProfile reports whether r belongs to profile.
+func (r *Rule) InProfile(profile string) bool {
+	for _, p := range r.Profiles {
+		if p == profile {
+			return true
+		}
+	}
+	return false
+}
+
+// SelectRules resolves a profile with --select / --ignore lists. Select
+// replaces the profile's set; "ALL" selects every rule; a prefix such as
+// "LTF00" selects the codes it starts.
+func SelectRules(profile string, sel, ignore []string) ([]*Rule, error) {
+	if profile == "" {
+		profile = ProfileDefault
+	}
+	if _, ok := Profiles[profile]; !ok {
+		return nil, fmt.Errorf("unknown profile %q (want default or lean)", profile)
+	}
+	match := func(keys []string) (map[string]bool, error) {
+		set := map[string]bool{}
+		for _, k := range keys {
+			k = strings.TrimSpace(k)
+			if k == "" {
+				continue
+			}
+			found := false
+			for _, r := range All() {
+				if strings.EqualFold(k, "ALL") || strings.HasPrefix(r.Code, strings.ToUpper(k)) || r.Name == k {
+					set[r.Code] = true
+					found = true
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("unknown rule %q (see `loratune-fix rules`)", k)
+			}
+		}
+		return set, nil
+	}
+	selected, err := match(sel)
+	if err != nil {
+		return nil, err
+	}
+	ignored, err := match(ignore)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Rule
+	for _, r := range All() {
+		in := r.InProfile(profile)
+		if len(selected) > 0 {
+			in = selected[r.Code]
+		}
+		if in && !ignored[r.Code] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,119 @@
+package rewrite
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// Source is one Python text as the rules see it: UTF-8 without a byte order
+// mark (the caller strips and restores it), with the line ending and indent
+// unit that inserted lines must follow.
+type Source struct {
+	Text       []byte
+	EOL        string // "\n" or "\r\n": whichever the file uses most
+	IndentUnit string // one level of indentation: "\t" or N spaces
+	lineStarts []int
+}
+
+// NewSource indexes text for line and column lookups.
+func NewSource(text []byte) *Source {
+	s := &Source{Text: text}
+	s.lineStarts = append(s.lineStarts, 0)
+	crlf, lf := 0, 0
+	for i, b := range text {
+		if b == '\n' {
+			s.lineStarts = append(s.lineStarts, i+1)
+			if i > 0 && text[i-1] == '\r' {
+				crlf++
+			} else {
+				lf++
+			}
+		}
+	}
+	s.EOL = "\n"
+	if crlf > lf {
+		s.EOL = "\r\n"
+	}
+	s.IndentUnit = detectIndentUnit(text)
+	return s
+}
+
+// detectIndentUnit returns "\t" when indented lines start with tabs, else the
+// smallest non-zero run of leading spaces (4 when nothing is indented).
+func detectIndentUnit(text []byte) string {
+	tabs, spaces, smallest := 0, 0, 0
+	for _, line := range bytes.Split(text, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		switch line[0] {
+		case '\t':
+			tabs++
+		case ' ':
+			spaces++
+			n := len(line) - len(bytes.TrimLeft(line, " "))
+			if smallest == 0 || n < smallest {
+				smallest = n
+			}
+		}
+	}
+	if tabs > spaces {
+		return "\t"
+	}
+	if smallest == 0 {
+		smallest = 4
+	}
+	return string(bytes.Repeat([]byte(" "), smallest))
+}
+
+// Position is a 1-based line and a 1-based column counted in characters.
+type Position struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Position converts a byte offset.
+func (s *Source) Position(offset int) Position {
+	if offset > len(s.Text) {
+		offset = len(s.Text)
+	}
+	lo, hi := 0, len(s.lineStarts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if s.lineStarts[mid] <= offset {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	col := utf8.RuneCount(s.Text[s.lineStarts[lo]:offset]) + 1
+	return Position{Line: lo + 1, Column: col}
+}
+
+// LineStart is the offset of the first byte of the line holding offset.
+func (s *Source) LineStart(offset int) int {
+	return s.lineStarts[s.Position(offset).Line-1]
+}
+
+// LineEnd is the offset just past the line ending of the line holding
+// offset (or the end of the text on a last line without one).
+func (s *Source) LineEnd(offset int) int {
+	line := s.Position(offset).Line
+	if line < len(s.lineStarts) {
+		return s.lineStarts[line]
+	}
+	return len(s.Text)
+}
+
+// Indent is the leading whitespace of the line holding offset, and whether
+// only whitespace stands between the line start and offset.
+func (s *Source) Indent(offset int) (string, bool) {
+	start := s.LineStart(offset)
+	prefix := s.Text[start:offset]
+	trimmed := bytes.TrimLeft(prefix, " \t")
+	if len(trimmed) != 0 {
+		n := len(prefix) - len(bytes.TrimLeft(prefix, " \t"))
+		return string(prefix[:n]), false
+	}
+	return string(prefix), true
+}
