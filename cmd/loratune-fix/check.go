@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loratune/loratune-fix/report"
+	"github.com/loratune/loratune-fix/runner"
+)
+
+func newCheckCmd() *cobra.Command {
+	var rf ruleFlags
+	var format string
+	cmd := &cobra.Command{
+		Use:   "check [flags] PATH...",
+		Short: "List the findings; exit 1 when there is any",
+		Long: `Lists findings as path:line:col: CODE name: message, with [*] on those that have a
+fix. --output-format json prints one JSON array (schema in docs/json-output.md).
+Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := rf.options(false, false)
+			if err != nil {
+				return err
+			}
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--output-format %q: want text or json", format)
+			}
+			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			var js report.JSONArray
+			total, fixable := 0, 0
+			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
+				total += len(f.Diags)
+				for _, d := range f.Diags {
+					if d.Fix != nil {
+						fixable++
+					}
+				}
+				if format == "json" {
+					js.Add(f)
+				} else {
+					report.Text(out, f)
+				}
+			})
+			if format == "json" {
+				if err := js.Flush(out); err != nil {
+					return err
+				}
+			} else if total > 0 {
+				fmt.Fprintf(stderr, "Found %d finding(s); %d fixable with `loratune-fix fix`.\n", total, fixable)
+			}
+			switch {
+			case errs > 0:
+				return exitCode(exitError)
+			case total > 0:
+				return exitCode(exitFindings)
+			}
+			return nil
+		},
+	}
+	rf.register(cmd)
+	cmd.Flags().StringVar(&format, "output-format", "text", "text or json")
+	return cmd
+}

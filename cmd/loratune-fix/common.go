@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/runner"
+)
+
+// ruleFlags are the flags that choose rules and versions, shared by the
+// commands that run the engine.
+type ruleFlags struct {
+	profile, target, stdinName string
+	selectRules, ignoreRules   []string
+	unsafeFixes                bool
+	jobs                       int
+	maxFileSize                int64
+	parseTimeout               time.Duration
+}
+
+func (r *ruleFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&r.profile, "profile", "", `rule set: "default" (the reported fixes) or "lean" (keeps bf16, fences cuDNN SDPA)`)
+	fs.StringSliceVar(&r.selectRules, "select", nil, "run only these rules (codes or names, comma-separated; ALL for every rule)")
+	fs.StringSliceVar(&r.ignoreRules, "ignore", nil, "skip these rules (codes or names, comma-separated)")
+	fs.BoolVar(&r.unsafeFixes, "unsafe-fixes", false, "also apply fixes marked unsafe")
+	fs.StringVar(&r.target, "target", "", "library versions to assume, e.g. transformers=5.17,trl=0.27 (override the pins found)")
+	fs.StringVar(&r.stdinName, "stdin-filename", "", "the name to report for source read from - (stdin)")
+	fs.IntVarP(&r.jobs, "jobs", "j", 0, "parallel workers (default: the number of CPUs)")
+	fs.Int64Var(&r.maxFileSize, "max-file-size", runner.DefaultMaxFileSize, "skip files larger than this many bytes")
+	fs.DurationVar(&r.parseTimeout, "parse-timeout", 10*time.Second, "give up on a file whose parse takes longer")
+}
+
+func parseTarget(s string) (rewrite.Versions, error) {
+	var vs rewrite.Versions
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		lib, ver, ok := strings.Cut(item, "=")
+		if !ok {
+			return vs, fmt.Errorf("--target %q: want lib=version", item)
+		}
+		v, err := rewrite.ParseVersion(strings.TrimLeft(ver, "="))
+		if err != nil {
+			return vs, fmt.Errorf("--target: %w", err)
+		}
+		v.Source = "--target"
+		if err := vs.Set(lib, v); err != nil {
+			return vs, fmt.Errorf("--target: %w", err)
+		}
+	}
+	return vs, nil
+}
+
+func (r *ruleFlags) options(fix, write bool) (*runner.Options, error) {
+	target, err := parseTarget(r.target)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := rewrite.New(rewrite.Options{
+		Profile: r.profile, Select: r.selectRules, Ignore: r.ignoreRules,
+		UnsafeFixes: r.unsafeFixes, Target: target, ParseTimeout: r.parseTimeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &runner.Options{Engine: eng, Fix: fix, Write: write, Jobs: r.jobs, MaxFileSize: r.maxFileSize}, nil
+}
+
+// each runs opts over paths ("-" is stdin) and calls emit per file in path
+// order. It returns the number of files with errors (already printed).
+func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, stderr io.Writer, emit func(*runner.File)) int {
+	errs := 0
+	var files []string
+	for _, p := range paths {
+		if p != "-" {
+			files = append(files, p)
+			continue
+		}
+		data, err := io.ReadAll(stdin)
+		name := r.stdinName
+		if name == "" {
+			name = "-"
+		}
+		var f *runner.File
+		if err != nil {
+			f = &runner.File{Path: name, Err: &runner.FileError{Path: name, Err: err}}
+		} else {
+			f = runner.Process(opts, name, data)
+		}
+		if f.Err != nil {
+			fmt.Fprintln(stderr, "error:", f.Err)
+			errs++
+		}
+		emit(f)
+	}
+	found, derrs := runner.Discover(files)
+	for _, e := range derrs {
+		fmt.Fprintln(stderr, "error:", e)
+		errs++
+	}
+	runner.Run(cmdContext(), opts, found, func(f *runner.File) {
+		if f.Err != nil {
+			fmt.Fprintln(stderr, "error:", f.Err)
+			errs++
+		}
+		for _, d := range f.Dropped {
+			fmt.Fprintf(stderr, "error: %s: %s\n", f.Path, d)
+		}
+		emit(f)
+	})
+	return errs
+}
+
+// colorFlag decides colouring for --color auto|always|never.
+func useColor(mode string, w *os.File) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto", "":
+		if os.Getenv("NO_COLOR") != "" {
+			return false, nil
+		}
+		info, err := w.Stat()
+		return err == nil && info.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb", nil
+	}
+	return false, fmt.Errorf("--color %q: want auto, always or never", mode)
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loratune/loratune-fix/fixtures"
+	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/udiff"
+)
+
+func newDemoCmd() *cobra.Command {
+	var rf ruleFlags
+	var color string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Show the fix of the built-in demo: the training script of the bf16 NaN report",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			colored, err := useColor(color, os.Stdout)
+			if err != nil {
+				return err
+			}
+			pal := udiff.Palette{}
+			if colored {
+				pal = udiff.ANSI
+			}
+			opts, err := rf.options(true, false)
+			if err != nil {
+				return err
+			}
+			f := runner.Process(opts, "train.py", fixtures.Demo)
+			if f.Err != nil {
+				return f.Err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprint(out, udiff.Unified(f.Path, string(f.Before), string(f.After), pal))
+			fmt.Fprintln(cmd.ErrOrStderr(), "\nThe demo is fixtures/demo/train.py; try `loratune-fix check fixtures/demo/train.py` and `loratune-fix rules LTF002`.")
+			return nil
+		},
+	}
+	rf.register(cmd)
+	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
+	return cmd
+}

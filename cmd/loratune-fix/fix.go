@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loratune/loratune-fix/report"
+	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/udiff"
+)
+
+func newFixCmd() *cobra.Command {
+	var rf ruleFlags
+	var write, check bool
+	var color, format string
+	cmd := &cobra.Command{
+		Use:   "fix [flags] PATH...",
+		Short: "Show the fixes as a unified diff; --write applies them",
+		Long: `Shows the fixes as a unified diff (git apply / patch -p1 accept it) and changes
+nothing. --write applies them atomically, one line per changed file on stderr.
+--check exits 1 when anything would change. PATH is a file, a directory
+(recursive over *.py and *.ipynb) or - for stdin, whose fixed source goes to stdout.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			colored, err := useColor(color, os.Stdout)
+			if err != nil {
+				return err
+			}
+			pal := udiff.Palette{}
+			if colored {
+				pal = udiff.ANSI
+			}
+			opts, err := rf.options(true, write)
+			if err != nil {
+				return err
+			}
+			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			var js report.JSONArray
+			changed, fixes, unfixed := 0, 0, 0
+			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
+				if f.Err != nil {
+					return
+				}
+				for _, d := range f.Diags {
+					if d.Fix == nil {
+						unfixed++
+					} else {
+						fixes++
+					}
+				}
+				if f.Changed {
+					changed++
+				}
+				switch {
+				case format == "json":
+					js.Add(f)
+				case args[0] == "-" && len(args) == 1:
+					out.Write(f.After)
+				case write:
+					if f.Written {
+						fmt.Fprintf(stderr, "fixed %s\n", f.Path)
+					}
+				default:
+					fmt.Fprint(out, udiff.Unified(f.Path, string(f.Before), string(f.After), pal))
+				}
+			})
+			if format == "json" {
+				if err := js.Flush(out); err != nil {
+					return err
+				}
+			}
+			if !write && args[0] != "-" && format != "json" {
+				summary(stderr, changed, fixes, unfixed)
+			}
+			switch {
+			case errs > 0:
+				return exitCode(exitError)
+			case check && changed > 0:
+				return exitCode(exitFindings)
+			}
+			return nil
+		},
+	}
+	rf.register(cmd)
+	cmd.Flags().BoolVarP(&write, "write", "w", false, "write the fixed files")
+	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when any file would change (the diff is printed too)")
+	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
+	cmd.Flags().StringVar(&format, "output-format", "diff", "diff, or json (the findings with their fixes)")
+	return cmd
+}
+
+func summary(w interface{ Write([]byte) (int, error) }, changed, fixes, unfixed int) {
+	if changed == 0 && unfixed == 0 {
+		fmt.Fprintln(w, "Nothing to fix.")
+		return
+	}
+	msg := fmt.Sprintf("%d fix(es) in %d file(s); run with --write to apply.", fixes, changed)
+	if unfixed > 0 {
+		msg += fmt.Sprintf(" %d finding(s) need a look by hand: see `loratune-fix check`.", unfixed)
+	}
+	fmt.Fprintln(w, msg)
+}

@@ -1,0 +1,219 @@
+// Package runner applies the engine to files: it finds them, reads them,
+// runs the rules in parallel, and writes fixed files atomically. Results
+// come back in path order whatever the parallelism.
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/loratune/loratune-fix/rewrite"
+)
+
+// DefaultMaxFileSize skips files larger than this (generated code, data).
+const DefaultMaxFileSize = 10 << 20
+
+// Options configure a run.
+type Options struct {
+	Engine *rewrite.Engine
+	// Fix computes fixed text; Write also writes it.
+	Fix, Write bool
+	// Jobs is the number of workers (0: the number of CPUs).
+	Jobs int
+	// Versions finds the pins that govern a file (nil: none known).
+	Versions func(path string) rewrite.Versions
+	// MaxFileSize skips larger files with a message (0: the default).
+	MaxFileSize int64
+}
+
+// Diag is a finding located in a file (and, for notebooks, a cell).
+type Diag struct {
+	rewrite.Finding
+	// Cell is the 1-based index of the notebook cell among all cells, 0 for
+	// a Python file.
+	Cell int
+}
+
+// File is the outcome for one file.
+type File struct {
+	Path     string
+	Diags    []Diag
+	Before   []byte
+	After    []byte // equal to Before when nothing changed or not fixing
+	Changed  bool
+	Written  bool
+	Skipped  bool // no trigger word: not parsed
+	Dropped  []string
+	Versions rewrite.Versions
+	// Err is a problem with this file alone (unreadable, binary, syntax
+	// error, too large); the others go on.
+	Err error
+}
+
+// FileError names the file in a one-line message.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Process runs the engine over one file's bytes. It never writes.
+func Process(opts *Options, path string, data []byte) *File {
+	f := &File{Path: path, Before: data, After: data}
+	if opts.Versions != nil {
+		f.Versions = opts.Versions(path)
+	}
+	if !opts.Engine.MayMatch(data) && !strings.HasSuffix(path, ".ipynb") {
+		// A file without a NUL or invalid UTF-8 still deserves the check:
+		// binary files are reported, not silently skipped.
+		if bytes.IndexByte(data, 0) >= 0 {
+			f.Err = &FileError{path, rewrite.ErrBinary}
+		}
+		f.Skipped = true
+		return f
+	}
+	if strings.HasSuffix(path, ".ipynb") {
+		processNotebook(opts, f)
+		return f
+	}
+	var res *rewrite.Result
+	var err error
+	if opts.Fix {
+		res, err = opts.Engine.Fix(data, f.Versions)
+	} else {
+		res, err = opts.Engine.Check(data, f.Versions)
+	}
+	if err != nil {
+		f.Err = &FileError{path, err}
+		return f
+	}
+	shift := 0
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		shift = 3 // the engine worked on the text after the byte order mark
+	}
+	for _, fd := range res.Findings {
+		f.Diags = append(f.Diags, Diag{Finding: shiftFinding(fd, shift)})
+	}
+	f.Dropped = res.Dropped
+	if opts.Fix {
+		f.After, f.Changed = res.Output, res.Changed
+	}
+	return f
+}
+
+// ProcessPath reads, processes and (with Write) writes one file.
+func ProcessPath(opts *Options, path string) *File {
+	info, err := os.Stat(path)
+	if err != nil {
+		return &File{Path: path, Err: &FileError{path, unwrapPathError(err)}}
+	}
+	if !info.Mode().IsRegular() {
+		return &File{Path: path, Err: &FileError{path, errors.New("not a regular file; skipped")}}
+	}
+	limit := opts.MaxFileSize
+	if limit == 0 {
+		limit = DefaultMaxFileSize
+	}
+	if info.Size() > limit {
+		return &File{Path: path, Err: &FileError{path, fmt.Errorf("%d bytes, over --max-file-size %d; skipped", info.Size(), limit)}}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return &File{Path: path, Err: &FileError{path, unwrapPathError(err)}}
+	}
+	f := Process(opts, path, data)
+	if opts.Write && f.Changed && f.Err == nil {
+		if err := WriteAtomic(path, data, f.After, info); err != nil {
+			f.Err = &FileError{path, err}
+		} else {
+			f.Written = true
+		}
+	}
+	return f
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Run processes files with a pool of workers and calls emit once per file,
+// in the order of files. It stops early when ctx is cancelled; a file being
+// written is then finished, never left half-written.
+func Run(ctx context.Context, opts *Options, files []string, emit func(*File)) {
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	type slot struct {
+		done chan struct{}
+		file *File
+	}
+	// A bounded window of in-flight files keeps memory independent of the
+	// number of files.
+	window := make(chan *slot, jobs*4)
+	work := make(chan struct {
+		path string
+		s    *slot
+	})
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for item := range work {
+				item.s.file = ProcessPath(opts, item.path)
+				close(item.s.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(window)
+		defer close(work)
+		for _, p := range files {
+			if ctx.Err() != nil {
+				return
+			}
+			s := &slot{done: make(chan struct{})}
+			window <- s
+			work <- struct {
+				path string
+				s    *slot
+			}{p, s}
+		}
+	}()
+	for s := range window {
+		<-s.done
+		emit(s.file)
+	}
+	wg.Wait()
+}
+
+// shiftFinding moves a finding's byte offsets by n.
+func shiftFinding(fd rewrite.Finding, n int) rewrite.Finding {
+	if n == 0 {
+		return fd
+	}
+	fd.Start += n
+	fd.End += n
+	if fd.Fix != nil {
+		fx := *fd.Fix
+		fx.Edits = make([]rewrite.Edit, len(fd.Fix.Edits))
+		for i, e := range fd.Fix.Edits {
+			fx.Edits[i] = rewrite.Edit{Start: e.Start + n, End: e.End + n, NewText: e.NewText}
+		}
+		fd.Fix = &fx
+	}
+	return fd
+}
