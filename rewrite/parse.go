@@ -68,19 +68,21 @@ var parserPool = sync.Pool{New: func() any {
 var ErrParseTimeout = errors.New("parse took longer than the limit")
 
 // parse parses text with a pooled parser, bounded by limit (0: none).
+// The bound is tree-sitter's own timeout, not a context: the binding's
+// context watcher can set its cancellation flag after a parse has ended,
+// and the flag then stays set and fails every later parse of that parser.
 func parse(text []byte, limit time.Duration) (*sitter.Tree, error) {
 	p := parserPool.Get().(*sitter.Parser)
 	defer parserPool.Put(p)
-	ctx := context.Background()
+	micros := 0
 	if limit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, limit)
-		defer cancel()
+		micros = max(1, int(limit/time.Microsecond))
 	}
-	tree, err := p.ParseCtx(ctx, nil, text)
+	p.SetOperationLimit(micros)
+	tree, err := p.ParseCtx(context.Background(), nil, text)
 	if err != nil {
-		p.Reset()
-		if errors.Is(err, context.DeadlineExceeded) {
+		p.Reset() // a halted parse would otherwise resume on the next call
+		if errors.Is(err, sitter.ErrOperationLimit) {
 			return nil, ErrParseTimeout
 		}
 		return nil, err
