@@ -76,7 +76,21 @@ func (e *Engine) MayMatch(text []byte) bool {
 var (
 	ErrBinary  = errors.New("binary file (NUL byte)")
 	ErrNotUTF8 = errors.New("not UTF-8 text")
+	ErrUTF16   = errors.New("UTF-16 text (byte order mark); convert it to UTF-8")
 )
+
+// TextError says why text cannot be Python source the engine reads: UTF-16
+// (told by its byte order mark) or binary (a NUL byte). UTF-8 validity is
+// checked on parsing.
+func TextError(text []byte) error {
+	if bytes.HasPrefix(text, []byte("\xff\xfe")) || bytes.HasPrefix(text, []byte("\xfe\xff")) {
+		return ErrUTF16
+	}
+	if bytes.IndexByte(text, 0) >= 0 {
+		return ErrBinary
+	}
+	return nil
+}
 
 var bom = []byte("\xef\xbb\xbf")
 
@@ -205,8 +219,8 @@ func applyVerified(text []byte, chosen []*Finding) ([]byte, []*Finding) {
 
 // prepare rejects what is not UTF-8 Python text and strips a BOM.
 func (e *Engine) prepare(text []byte) ([]byte, error) {
-	if bytes.IndexByte(text, 0) >= 0 {
-		return nil, ErrBinary
+	if err := TextError(text); err != nil {
+		return nil, err
 	}
 	body := bytes.TrimPrefix(text, bom)
 	if !utf8.Valid(body) {

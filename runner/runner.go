@@ -74,8 +74,8 @@ func Process(opts *Options, path string, data []byte) *File {
 	if !opts.Engine.MayMatch(data) && !strings.HasSuffix(path, ".ipynb") {
 		// A file without a NUL or invalid UTF-8 still deserves the check:
 		// binary files are reported, not silently skipped.
-		if bytes.IndexByte(data, 0) >= 0 {
-			f.Err = &FileError{path, rewrite.ErrBinary}
+		if err := rewrite.TextError(data); err != nil {
+			f.Err = &FileError{path, err}
 		}
 		f.Skipped = true
 		return f

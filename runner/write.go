@@ -11,11 +11,23 @@ import (
 // ErrChanged means the file changed on disk after it was read.
 var ErrChanged = errors.New("changed on disk since it was read; not overwritten")
 
+// ErrReadOnly means the file lacks its owner's write permission: it is
+// left as it is, mode included.
+var ErrReadOnly = errors.New("read-only file; not written (its mode is left as it is)")
+
 // WriteAtomic replaces path with data: a temporary file in the same folder,
 // synced, given the original's mode, then renamed over it. If the file on
 // disk no longer holds orig (someone saved it meanwhile), nothing is
 // written. A failed write leaves no temporary file behind.
 func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
+	if info.Mode().Perm()&0o200 == 0 {
+		return ErrReadOnly
+	}
+	// Through a symlink, the file it points to is replaced and the link
+	// stays a link.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
