@@ -67,21 +67,17 @@ var parserPool = sync.Pool{New: func() any {
 // ErrParseTimeout is returned when a file takes longer to parse than allowed.
 var ErrParseTimeout = errors.New("parse took longer than the limit")
 
-// parse parses text with a pooled parser, bounded by limit (0: none).
-// The bound is tree-sitter's own timeout, not a context: the binding's
-// context watcher can set its cancellation flag after a parse has ended,
-// and the flag then stays set and fails every later parse of that parser.
+// parse parses text with a pooled parser, bounded by limit (0: none). The
+// bound is tree-sitter's own timeout, not a context: smacker's context
+// watcher can flag a parser as cancelled after its parse has finished,
+// which would poison the pooled parser for its next file.
 func parse(text []byte, limit time.Duration) (*sitter.Tree, error) {
 	p := parserPool.Get().(*sitter.Parser)
 	defer parserPool.Put(p)
-	micros := 0
-	if limit > 0 {
-		micros = max(1, int(limit/time.Microsecond))
-	}
-	p.SetOperationLimit(micros)
+	p.SetOperationLimit(int(limit.Microseconds()))
 	tree, err := p.ParseCtx(context.Background(), nil, text)
 	if err != nil {
-		p.Reset() // a halted parse would otherwise resume on the next call
+		p.Reset()
 		if errors.Is(err, sitter.ErrOperationLimit) {
 			return nil, ErrParseTimeout
 		}
