@@ -245,6 +245,9 @@ func (e *Engine) runOnce(text []byte, vs Versions) ([]Finding, error) {
 	if se := firstSyntaxError(root, src); se != nil {
 		return nil, se
 	}
+	if tooDeep(root) {
+		return nil, ErrTooDeep
+	}
 	file := buildFile(src, root, q)
 	var findings []Finding
 	pass := &Pass{Src: src, File: file, Versions: e.opts.Target.Merge(vs), findings: &findings}

@@ -130,6 +130,37 @@ func firstSyntaxError(root *sitter.Node, src *Source) *SyntaxError {
 	return found
 }
 
+// maxDepth bounds the syntax tree's depth. Python itself refuses more
+// than 200 nested brackets and 100 indented blocks (about 700 levels);
+// deeper trees come from generated or hostile files, and tree-sitter's
+// Node.Parent walks down from the root, so rules climbing such a tree took
+// minutes on a 100,000-deep nest.
+const maxDepth = 1000
+
+// ErrTooDeep refuses a file nested deeper than maxDepth.
+var ErrTooDeep = fmt.Errorf("nested more than %d levels deep; not processed", maxDepth)
+
+// tooDeep reports whether the tree under root is deeper than maxDepth.
+func tooDeep(root *sitter.Node) bool {
+	c := sitter.NewTreeCursor(root)
+	defer c.Close()
+	depth := 0
+	for {
+		if c.GoToFirstChild() {
+			if depth++; depth > maxDepth {
+				return true
+			}
+			continue
+		}
+		for !c.GoToNextSibling() {
+			if !c.GoToParent() {
+				return false
+			}
+			depth--
+		}
+	}
+}
+
 // Parses reports whether text parses without ERROR or MISSING nodes. It is
 // what the engine checks before writing anything.
 func Parses(text []byte) error {
