@@ -51,7 +51,10 @@ func applyEdits(text []byte, edits []Edit) ([]byte, error) {
 	})
 	out := make([]byte, 0, len(text)+256)
 	last := 0
-	for _, e := range es {
+	for i, e := range es {
+		if i > 0 && e.Start == e.End && e == es[i-1] {
+			continue // two fixes inserting the same text (an import) at one place
+		}
 		if e.Start < last || e.End < e.Start || e.End > len(text) {
 			return nil, fmt.Errorf("edit %d..%d overlaps or lies outside the text", e.Start, e.End)
 		}

@@ -193,8 +193,10 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 
 // applyVerified applies the chosen fixes together and keeps the result if it
-// parses; otherwise it applies them one at a time, dropping each that breaks
-// the parse.
+// parses; otherwise it adds them one at a time, dropping each that breaks
+// the parse. Every attempt applies edits to the original text: offsets are
+// the original's, and a fix applied first (an import at the top) would
+// shift the places of the others.
 func applyVerified(text []byte, chosen []*Finding) ([]byte, []*Finding) {
 	var all []Edit
 	for _, c := range chosen {
@@ -204,15 +206,21 @@ func applyVerified(text []byte, chosen []*Finding) ([]byte, []*Finding) {
 		return out, nil
 	}
 	var dropped []*Finding
+	var kept []Edit
 	cur := text
-	// One at a time, from the end of the file so earlier offsets hold.
-	for i := len(chosen) - 1; i >= 0; i-- {
-		out, err := applyEdits(cur, chosen[i].Fix.Edits)
-		if err != nil || Parses(out) != nil {
-			dropped = append(dropped, chosen[i])
+	for _, c := range chosen {
+		edits := append(append([]Edit(nil), kept...), c.Fix.Edits...)
+		out, err := applyEdits(text, edits)
+		if err == nil && Parses(out) == nil {
+			kept, cur = edits, out
 			continue
 		}
-		cur = out
+		// A fix that parses alone only clashed with another (two keywords
+		// inserted at one place): it waits for the next pass, recomputed
+		// on the new text. One that breaks the parse alone is dropped.
+		if alone, err := applyEdits(text, c.Fix.Edits); err != nil || Parses(alone) != nil {
+			dropped = append(dropped, c)
+		}
 	}
 	return cur, dropped
 }

@@ -135,3 +135,33 @@ func TestMixedLineEndingsKept(t *testing.T) {
 		t.Errorf("second fix changed the output (err %v)", err)
 	}
 }
+
+// Two rules inserting a keyword into the same empty argument list clash;
+// the second waits a pass instead of being dropped, and the import both
+// need is added once. (Found by FuzzFix: the fallback used to apply fixes
+// one by one on shifted offsets and wrote a corrupted call that parsed.)
+func TestFixesClashingAtOnePlace(t *testing.T) {
+	eng, err := rewrite.New(rewrite.Options{Select: []string{"ALL"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "from transformers import AutoModelForCausalLM, Trainer\nmodel = AutoModelForCausalLM.from_pretrained()\nTrainer(model=model)\n"
+	res, err := eng.Fix([]byte(src), rewrite.Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Output)
+	if !strings.Contains(out, "from_pretrained(torch_dtype=torch.float32, attn_implementation=\"eager\")") {
+		t.Errorf("both keywords not inserted in one call:\n%s", out)
+	}
+	if n := strings.Count(out, "import torch\n"); n != 1 {
+		t.Errorf("import torch added %d times:\n%s", n, out)
+	}
+	if len(res.Dropped) != 0 {
+		t.Errorf("dropped: %v", res.Dropped)
+	}
+	again, err := eng.Fix(res.Output, rewrite.Versions{})
+	if err != nil || again.Changed {
+		t.Errorf("not a fixed point (err %v):\n%s", err, again.Output)
+	}
+}
