@@ -40,6 +40,7 @@ func Flatten(f *runner.File) []Finding {
 
 // Location is "path:line:col" or "path:cell N:line:col" for notebooks.
 func Location(path string, d runner.Diag) string {
+	path = runner.DisplayPath(path)
 	if d.Cell > 0 {
 		return fmt.Sprintf("%s:cell %d:%d:%d", path, d.Cell, d.Begin.Line, d.Begin.Column)
 	}

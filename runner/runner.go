@@ -62,7 +62,7 @@ type FileError struct {
 	Err  error
 }
 
-func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *FileError) Error() string { return DisplayPath(e.Path) + ": " + e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
 
 // Process runs the engine over one file's bytes. It never writes.

@@ -113,7 +113,7 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 			errs++
 		}
 		for _, d := range f.Dropped {
-			fmt.Fprintf(stderr, "error: %s: %s\n", f.Path, d)
+			fmt.Fprintf(stderr, "error: %s: %s\n", runner.DisplayPath(f.Path), d)
 		}
 		emit(f)
 	})

@@ -60,7 +60,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 					out.Write(f.After)
 				case write:
 					if f.Written {
-						fmt.Fprintf(stderr, "fixed %s\n", f.Path)
+						fmt.Fprintf(stderr, "fixed %s\n", runner.DisplayPath(f.Path))
 					}
 				default:
 					fmt.Fprint(out, udiff.Unified(f.Path, string(f.Before), string(f.After), pal))

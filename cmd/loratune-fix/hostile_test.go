@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loratune/loratune-fix/fixtures"
+)
+
+// With LORATUNE_FIX_AS_CLI=1 this test binary is the loratune-fix command,
+// so a test can run it as another user without building it.
+func TestMain(m *testing.M) {
+	if os.Getenv("LORATUNE_FIX_AS_CLI") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// runWithin is run with a bound that only catches a blocked command.
+func runWithin(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	type result struct {
+		out, errOut string
+		code        int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, errOut, code := run(t, "", args...)
+		done <- result{out, errOut, code}
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.errOut, r.code
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("loratune-fix %v blocked", args)
+		return "", "", 0
+	}
+}
+
+// One tree with every hostile file next to good ones: each bad file is one
+// line on stderr, the good ones are fixed, nothing blocks, no temporary file
+// is left, exit 2.
+func TestHostileTreeWithWrite(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name string, data []byte, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	utf16 := []byte{0xff, 0xfe}
+	for _, r := range string(fixtures.Demo) {
+		utf16 = append(utf16, byte(r), byte(r>>8))
+	}
+	good := []string{
+		put("train.py", fixtures.Demo, 0o644),
+		put("with space.py", fixtures.Demo, 0o644),
+		put("ünïcødé 训练.py", fixtures.Demo, 0o644),
+		put("new\nline.py", fixtures.Demo, 0o644),
+		put("crlf.py", bytes.ReplaceAll(fixtures.Demo, []byte("\n"), []byte("\r\n")), 0o644),
+	}
+	bad := map[string]string{
+		put("utf16.py", utf16, 0o644): "UTF-16 text",
+		put("nul.py", append([]byte("import torch\x00"), fixtures.Demo...), 0o644):                          "binary file",
+		put("latin1.py", append([]byte("# caf\xe9\n"), fixtures.Demo...), 0o644):                            "not UTF-8",
+		put("ro.py", fixtures.Demo, 0o444):                                                                  "read-only file",
+		put("huge.py", fixtures.Demo, 0o644):                                                                "over --max-file-size",
+		put("broken.py", []byte("from transformers import AutoModel\nAutoModel.from_pretrained(\n"), 0o644): "syntax error",
+	}
+	os.Truncate(filepath.Join(dir, "huge.py"), 50<<20)
+	put("empty.py", nil, 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.py"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(filepath.Join(dir, "loop_b.py"), filepath.Join(dir, "loop_a.py"))
+	os.Symlink(filepath.Join(dir, "loop_a.py"), filepath.Join(dir, "loop_b.py"))
+	os.Symlink(dir, filepath.Join(dir, "sub", "up"))
+
+	_, stderr, code := runWithin(t, "fix", "--write", dir)
+	if code != exitError {
+		t.Errorf("exit %d, want %d", code, exitError)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for path, want := range bad {
+		n := 0
+		for _, l := range lines {
+			if strings.HasPrefix(l, "error: "+path+": ") && strings.Contains(l, want) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s: want one error line with %q, got %d in:\n%s", filepath.Base(path), want, n, stderr)
+		}
+	}
+	for _, p := range good {
+		if now, _ := os.ReadFile(p); bytes.Equal(now, fixtures.Demo) || bytes.Contains(now, []byte("torch.bfloat16")) {
+			t.Errorf("%q not fixed", p)
+		}
+	}
+	if !strings.Contains(stderr, `fixed "`+filepath.Join(dir, "new\\nline.py")+`"`) {
+		t.Errorf("a name with a newline is not quoted:\n%s", stderr)
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "ro.py")); !bytes.Equal(now, fixtures.Demo) {
+		t.Error("read-only file written")
+	}
+	if info, _ := os.Stat(filepath.Join(dir, "ro.py")); info.Mode().Perm() != 0o444 {
+		t.Errorf("read-only file's mode changed to %v", info.Mode().Perm())
+	}
+	if len(lines) != len(bad)+len(good) {
+		t.Errorf("want %d lines (one per bad file, one per fixed file), got %d:\n%s", len(bad)+len(good), len(lines), stderr)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".loratune-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+
+	// Named on the command line, a FIFO, a device and a symlink loop are
+	// one error each and block nothing.
+	_, stderr, code = runWithin(t, "check", filepath.Join(dir, "pipe.py"), os.DevNull, filepath.Join(dir, "loop_a.py"))
+	if code != exitError || strings.Count(stderr, "\n") != 3 || strings.Count(stderr, "not a regular file") != 2 {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// --parse-timeout gives up on a file whose parse takes longer, with a
+// message, and the run goes on. The 8 MB file needs far more than 50 ms
+// (about 40 MB/s is tree-sitter's fastest); the 150-byte one needs well
+// under a millisecond.
+func TestParseTimeoutFlag(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.py")
+	os.WriteFile(small, []byte("from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\"x\", device_map=\"auto\")\nmodel.train()\n"), 0o644)
+	var big bytes.Buffer
+	big.Write(fixtures.Demo)
+	for big.Len() < 8<<20 {
+		fmt.Fprintf(&big, "values_%d = [%d, %d, %d]\n", big.Len(), 1, 2, 3)
+	}
+	bigPath := filepath.Join(dir, "big.py")
+	os.WriteFile(bigPath, big.Bytes(), 0o644)
+	out, stderr, code := runWithin(t, "check", "--parse-timeout", "50ms", dir)
+	if code != exitError {
+		t.Errorf("exit %d, want %d", code, exitError)
+	}
+	if !strings.Contains(stderr, bigPath+": parse took longer than the limit") {
+		t.Errorf("no timeout message for big.py:\n%s", stderr)
+	}
+	if !strings.Contains(out, small+":") {
+		t.Errorf("small.py was not checked after the timeout:\nstdout:\n%s\nstderr:\n%s", out, stderr)
+	}
+}
+
+// Unreadable files and folders are one error each and the rest is checked.
+// Root reads everything whatever the mode, so as root the command runs as
+// the unprivileged user nobody (this test binary, copied where nobody can
+// run it); as another user it runs in-process.
+func TestUnreadableAsNobody(t *testing.T) {
+	dir, err := os.MkdirTemp("", "loratune-unreadable-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(dir, "tree", "locked"), 0o755); os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	tree := filepath.Join(dir, "tree")
+	os.MkdirAll(filepath.Join(tree, "locked"), 0o755)
+	os.WriteFile(filepath.Join(tree, "ok.py"), fixtures.Demo, 0o644)
+	os.WriteFile(filepath.Join(tree, "secret.py"), fixtures.Demo, 0o600)
+	os.WriteFile(filepath.Join(tree, "locked", "inner.py"), fixtures.Demo, 0o644)
+	os.Chmod(filepath.Join(tree, "secret.py"), 0o000)
+	os.Chmod(filepath.Join(tree, "locked"), 0o000)
+
+	var stdout, stderr string
+	var code int
+	if os.Geteuid() == 0 {
+		self, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin := filepath.Join(dir, "loratune-fix")
+		if err := os.WriteFile(bin, self, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "check", tree)
+		cmd.Env = append(os.Environ(), "LORATUNE_FIX_AS_CLI=1", "HOME="+dir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err = cmd.Run()
+		stdout, stderr = o.String(), e.String()
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Skipf("cannot run as nobody here: %v", err)
+		}
+	} else {
+		stdout, stderr, code = runWithin(t, "check", tree)
+	}
+	if code != exitError {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitError, stderr)
+	}
+	for _, name := range []string{"secret.py", "locked"} {
+		want := "error: " + filepath.Join(tree, name) + ": permission denied"
+		if strings.Count(stderr, want) != 1 {
+			t.Errorf("want one %q line, got:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, filepath.Join(tree, "ok.py")+":") {
+		t.Errorf("ok.py not checked:\n%s", stdout)
+	}
+}
