@@ -49,7 +49,7 @@ func runTrainingUseCache(p *Pass) {
 		}
 	}
 	for _, l := range f.TrainingLoads() {
-		if v := KeywordValue(l.Args, "use_cache", text); v != nil && v.Content(text) == "False" {
+		if v := l.Arg("use_cache", text); v != nil && v.Content(text) == "False" {
 			return
 		}
 	}
