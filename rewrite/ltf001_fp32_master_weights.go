@@ -7,12 +7,13 @@ import (
 )
 
 var fp32MasterWeights = &Rule{
-	Code:     "LTF001",
-	Name:     "fp32-master-weights",
-	Summary:  "load the trained model in float32; bf16 compute stays through TrainingArguments(bf16=True)",
-	Severity: SeverityError,
-	Profiles: []string{ProfileDefault},
-	Triggers: []string{"from_pretrained", "from_config"},
+	Code:         "LTF001",
+	Name:         "fp32-master-weights",
+	Summary:      "load the trained model in float32; bf16 compute stays through TrainingArguments(bf16=True)",
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault},
+	Triggers:     []string{"from_pretrained", "from_config"},
+	TrainingOnly: true,
 	Doc: `## What it does
 Turns the dtype of a training load (torch_dtype= or dtype=, whichever the
 script uses) from bfloat16, float16 or "auto" into torch.float32. Where the

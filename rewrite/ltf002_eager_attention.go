@@ -3,12 +3,13 @@ package rewrite
 import "fmt"
 
 var eagerAttention = &Rule{
-	Code:     "LTF002",
-	Name:     "eager-attention",
-	Summary:  `train with attn_implementation="eager" instead of fused SDPA`,
-	Severity: SeverityError,
-	Profiles: []string{ProfileDefault},
-	Triggers: []string{"from_pretrained", "from_config"},
+	Code:         "LTF002",
+	Name:         "eager-attention",
+	Summary:      `train with attn_implementation="eager" instead of fused SDPA`,
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault},
+	Triggers:     []string{"from_pretrained", "from_config"},
+	TrainingOnly: true,
 	Doc: `## What it does
 Adds attn_implementation="eager" to a training load, or replaces "sdpa".
 

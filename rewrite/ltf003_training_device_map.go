@@ -8,12 +8,13 @@ import (
 )
 
 var trainingDeviceMap = &Rule{
-	Code:     "LTF003",
-	Name:     "training-device-map",
-	Summary:  `device_map="auto" on a training load becomes device_map=None`,
-	Severity: SeverityError,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"device_map"},
+	Code:         "LTF003",
+	Name:         "training-device-map",
+	Summary:      `device_map="auto" on a training load becomes device_map=None`,
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"device_map"},
+	TrainingOnly: true,
 	Doc: `## What it does
 Rewrites device_map="auto" (and "balanced", "balanced_low_0", "sequential")
 on a training load to device_map=None; the Trainer then places the model.

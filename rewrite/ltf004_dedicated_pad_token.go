@@ -9,12 +9,13 @@ import (
 )
 
 var dedicatedPadToken = &Rule{
-	Code:     "LTF004",
-	Name:     "dedicated-pad-token",
-	Summary:  "give Llama-3 a dedicated pad token before get_peft_model and set model.config.pad_token_id",
-	Severity: SeverityError,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"pad_token", "from_pretrained"},
+	Code:         "LTF004",
+	Name:         "dedicated-pad-token",
+	Summary:      "give Llama-3 a dedicated pad token before get_peft_model and set model.config.pad_token_id",
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"pad_token", "from_pretrained"},
+	TrainingOnly: true,
 	Doc: `## What it does
 For a Llama-3 family model, replaces tokenizer.pad_token_id = 0, pad_token =
 eos_token (or unk_token), or no pad at all, by a dedicated pad set after the

@@ -7,12 +7,13 @@ import (
 )
 
 var deferredCompile = &Rule{
-	Code:     "LTF006",
-	Name:     "deferred-compile",
-	Summary:  "defer torch.compile until training is known stable; drop a compile placed after the Trainer",
-	Severity: SeverityWarning,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"compile"},
+	Code:         "LTF006",
+	Name:         "deferred-compile",
+	Summary:      "defer torch.compile until training is known stable; drop a compile placed after the Trainer",
+	Severity:     SeverityWarning,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"compile"},
+	TrainingOnly: true,
 	Doc: `## What it does
 - model = torch.compile(model) after Trainer(model=model, ...) is removed,
   with a comment saying why: it only rebinds a name, the trainer trains
