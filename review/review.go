@@ -49,52 +49,57 @@ type Note struct {
 	Path   string
 	Diag   runner.Diag
 	Inside bool
+	Text   string // the source the finding covers, for its fingerprint
 }
 
 // Line is where a note's comment goes (the finding's first line).
 func (n Note) Line() int { return n.Diag.Begin.Line }
 
 // Build reviews one processed file: f must come from runner.Process with
-// Fix set, so that f.After is what `fix --write` writes. fd says which
-// lines the pull request changed (nil: none).
-func Build(f *runner.File, fd *FileDiff) *File {
+// Fix set, so that f.After is what `fix --write` writes; unsafeFixes says
+// whether it applied unsafe fixes too. fd says which lines the pull request
+// changed (nil: none).
+//
+// Each fix's edits are widened to whole lines, and edits that share a line
+// are merged: the changes a suggestion can carry. When these changes do not
+// reproduce f.After (a fix waited for a later pass, or a notebook, whose
+// edits are in its cells' sources), the changes come from a line diff of
+// f.Before and f.After instead, so applying them always gives what `fix
+// --write` gives.
+func Build(f *runner.File, fd *FileDiff, unsafeFixes bool) *File {
 	if fd == nil {
 		fd = &FileDiff{}
 	}
 	out := &File{Path: f.Path, Notebook: strings.HasSuffix(f.Path, ".ipynb")}
 	before, after := string(f.Before), string(f.After)
-	cs := changes(before, after, fd.Has)
-	starts := lineStarts(before)
+	applied := func(d runner.Diag) bool {
+		return d.Fix != nil && len(d.Fix.Edits) > 0 && (d.Fix.Applicability != rewrite.Unsafe || unsafeFixes)
+	}
+	var cs []Change
+	var owner map[int][]int // finding index -> changes it touches
+	if !out.Notebook {
+		cs, owner = editChanges(before, f.Diags, applied, fd.Has)
+	}
+	if out.Notebook || applyChanges(before, cs) != after {
+		cs = changes(before, after, fd.Has)
+		owner = diffOwners(before, cs, f.Diags, applied, out.Notebook)
+	}
 
-	// Union-find over changes: a finding joins every change its edits touch.
+	// Union-find over changes: a finding joins every change it touches.
 	parent := make([]int, len(cs))
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
 		}
 		return i
 	}
-	owner := map[int][]int{} // finding index -> changes it touches
-	for k, d := range f.Diags {
-		if d.Fix == nil {
-			continue
-		}
-		for ci, c := range cs {
-			lo, hi := byteSpan(starts, c.From, c.To)
-			for _, e := range d.Fix.Edits {
-				if touches(e, lo, hi) {
-					owner[k] = append(owner[k], ci)
-					break
-				}
-			}
-		}
-		for _, ci := range owner[k][min(1, len(owner[k])):] {
-			parent[find(ci)] = find(owner[k][0])
+	for _, cis := range owner {
+		for _, ci := range cis[min(1, len(cis)):] {
+			parent[find(ci)] = find(cis[0])
 		}
 	}
 	groups := map[int]*Group{}
@@ -116,7 +121,11 @@ func Build(f *runner.File, fd *FileDiff) *File {
 	for k, d := range f.Diags {
 		if len(owner[k]) == 0 {
 			line := d.Begin.Line
-			out.Notes = append(out.Notes, Note{Path: f.Path, Diag: d, Inside: !out.Notebook && fd.Has(line)})
+			text := ""
+			if d.Cell == 0 && 0 <= d.Start && d.Start <= d.End && d.End <= len(before) {
+				text = before[d.Start:d.End]
+			}
+			out.Notes = append(out.Notes, Note{Path: f.Path, Diag: d, Inside: !out.Notebook && fd.Has(line), Text: text})
 			continue
 		}
 		g := group(owner[k][0])
@@ -135,6 +144,115 @@ func Build(f *runner.File, fd *FileDiff) *File {
 		out.Groups = append(out.Groups, g)
 	}
 	return out
+}
+
+// editChanges widens the applied fixes' edits to whole lines and merges
+// edits that share a line. An insertion of whole lines at a line's start
+// takes the line above along, or the line below when only that one is in
+// the pull request (prefer).
+func editChanges(before string, diags []runner.Diag, applied func(runner.Diag) bool, prefer func(int) bool) ([]Change, map[int][]int) {
+	starts := lineStarts(before)
+	nlines := len(starts) - 1
+	lineOf := func(off int) int { // 1-based line holding byte off
+		return sort.Search(nlines, func(i int) bool { return starts[i+1] > off || i+1 == nlines }) + 1
+	}
+	type piece struct {
+		from, to int // lines
+		edit     rewrite.Edit
+		finding  int
+	}
+	var pieces []piece
+	for k, d := range diags {
+		if !applied(d) {
+			continue
+		}
+		for _, e := range d.Fix.Edits {
+			from := lineOf(e.Start)
+			to := from
+			if e.End > e.Start {
+				to = lineOf(e.End - 1)
+			}
+			if e.Start == e.End && e.Start == starts[from-1] && strings.HasSuffix(e.NewText, "\n") && from > 1 {
+				// Whole lines inserted before line from: between two lines.
+				if prefer(from-1) || !prefer(from) {
+					from, to = from-1, from-1
+				}
+			}
+			pieces = append(pieces, piece{from, to, e, k})
+		}
+	}
+	sort.SliceStable(pieces, func(i, j int) bool { return pieces[i].from < pieces[j].from })
+	owner := map[int][]int{}
+	var cs []Change
+	for i := 0; i < len(pieces); {
+		from, to := pieces[i].from, pieces[i].to
+		j := i + 1
+		for j < len(pieces) && pieces[j].from <= to {
+			to = max(to, pieces[j].to)
+			j++
+		}
+		lo, hi := byteSpan(starts, from, to)
+		var edits []rewrite.Edit
+		for _, p := range pieces[i:j] {
+			edits = append(edits, rewrite.Edit{Start: p.edit.Start - lo, End: p.edit.End - lo, NewText: p.edit.NewText})
+			if cis := owner[p.finding]; len(cis) == 0 || cis[len(cis)-1] != len(cs) {
+				owner[p.finding] = append(cis, len(cs))
+			}
+		}
+		neu, ok := applyEdits(before[lo:hi], edits)
+		if !ok {
+			return nil, nil // overlapping fixes: the engine needed several passes
+		}
+		cs = append(cs, Change{From: from, To: to, Old: before[lo:hi], New: neu})
+		i = j
+	}
+	return cs, owner
+}
+
+// applyEdits applies non-overlapping edits as the engine does: by start,
+// an insertion before a replacement at the same offset, ties in order.
+func applyEdits(text string, edits []rewrite.Edit) (string, bool) {
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].Start != edits[j].Start {
+			return edits[i].Start < edits[j].Start
+		}
+		return edits[i].Start == edits[i].End && edits[j].Start != edits[j].End
+	})
+	var b strings.Builder
+	last := 0
+	for _, e := range edits {
+		if e.Start < last || e.End < e.Start || e.End > len(text) {
+			return "", false
+		}
+		b.WriteString(text[last:e.Start])
+		b.WriteString(e.NewText)
+		last = e.End
+	}
+	b.WriteString(text[last:])
+	return b.String(), true
+}
+
+// diffOwners attributes the changes of a line diff to the findings whose
+// edits fall into them. In a notebook the edits are offsets into cells, not
+// the file: every applied fix then owns every change, one group.
+func diffOwners(before string, cs []Change, diags []runner.Diag, applied func(runner.Diag) bool, notebook bool) map[int][]int {
+	starts := lineStarts(before)
+	owner := map[int][]int{}
+	for k, d := range diags {
+		if !applied(d) {
+			continue
+		}
+		for ci, c := range cs {
+			lo, hi := byteSpan(starts, c.From, c.To)
+			for _, e := range d.Fix.Edits {
+				if notebook || touches(e, lo, hi) {
+					owner[k] = append(owner[k], ci)
+					break
+				}
+			}
+		}
+	}
+	return owner
 }
 
 // touches reports whether edit e falls into the byte range [lo, hi) of a
