@@ -310,4 +310,3 @@ func TestPostSplitsManyCommentsIntoReviewsOfThirty(t *testing.T) {
 		t.Errorf("re-run: %+v, %v", res, err)
 	}
 }
-
