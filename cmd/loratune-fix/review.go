@@ -58,6 +58,13 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			ctx := cmdContext()
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 
+			event, err := readEvent(os.Getenv("GITHUB_EVENT_PATH"))
+			if err != nil {
+				return err
+			}
+			if commit == "" && event != nil {
+				commit = event.PullRequest.Head.SHA
+			}
 			root, diff := ".", []byte(nil)
 			if base != "" {
 				gc, err := review.GitDiff(ctx, ".", base)
@@ -67,6 +74,9 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 				root, diff = gc.Root, gc.Diff
 				if commit == "" {
 					commit = gc.Head
+				} else if commit != gc.Head {
+					// Comments take the head's line numbers; a merge commit's may differ.
+					fmt.Fprintf(stderr, "warning: HEAD is %.12s, the review is for %.12s: check out the pull request's head (actions/checkout with ref: ${{ github.event.pull_request.head.sha }})\n", gc.Head, commit)
 				}
 			} else if diffFile == "-" {
 				if diff, err = io.ReadAll(cmd.InOrStdin()); err != nil {
@@ -78,17 +88,6 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			files, err := review.ParseDiff(strings.NewReader(string(diff)))
 			if err != nil {
 				return fmt.Errorf("reading the diff: %w", err)
-			}
-
-			var event *prEvent
-			if post || commit == "" {
-				event, err = readEvent(os.Getenv("GITHUB_EVENT_PATH"))
-				if err != nil {
-					return err
-				}
-			}
-			if commit == "" && event != nil {
-				commit = event.PullRequest.Head.SHA
 			}
 
 			var paths []string
