@@ -138,7 +138,7 @@ func Build(f *runner.File, fd *FileDiff, unsafeFixes bool) *File {
 		g := groups[root]
 		g.Inside = true
 		for _, c := range g.Changes {
-			g.Inside = g.Inside && fd.Covers(c.From, c.To)
+			g.Inside = g.Inside && fd.Covers(c.From, c.To) && (g.Notebook || c.suggestable())
 		}
 		g.Patch = udiff.Unified(f.Path, before, applyChanges(before, g.Changes), udiff.Palette{})
 		out.Groups = append(out.Groups, g)
@@ -253,6 +253,14 @@ func diffOwners(before string, cs []Change, diags []runner.Diag, applied func(ru
 		}
 	}
 	return owner
+}
+
+// suggestable reports whether a suggestion can carry c: GitHub replaces
+// the lines' text and keeps how the last one ends, so a change that adds or
+// removes the file's final newline needs a patch.
+func (c Change) suggestable() bool {
+	oldNL, newNL := strings.HasSuffix(c.Old, "\n"), strings.HasSuffix(c.New, "\n")
+	return oldNL == newNL || oldNL && c.New == ""
 }
 
 // touches reports whether edit e falls into the byte range [lo, hi) of a

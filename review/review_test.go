@@ -202,3 +202,23 @@ func TestFingerprintsRoundTripThroughABody(t *testing.T) {
 		t.Errorf("Fingerprints = %v, want [%s]", got, fp)
 	}
 }
+
+func TestAChangeOfTheFinalNewlineIsAPatchNotASuggestion(t *testing.T) {
+	before := "a = 1" // no final newline
+	d := diag("LTF005", 1, rewrite.Edit{Start: 5, End: 5, NewText: "\nb = 2\n"})
+	f := &runner.File{Path: "x.py", Before: []byte(before), After: []byte("a = 1\nb = 2\n"), Diags: []runner.Diag{d}, Changed: true}
+	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{1, 1}}}, false)}}
+	if cs := rv.Comments(); len(cs) != 0 {
+		t.Errorf("a suggestion cannot add the final newline, got %+v", cs)
+	}
+	if items := rv.BodyItems(); len(items) != 1 || !strings.Contains(items[0].Text, "\\ No newline at end of file") {
+		t.Errorf("want the patch in the body, got %+v", items)
+	}
+	// Keeping the missing newline is fine for a suggestion.
+	d = diag("LTF005", 1, rewrite.Edit{Start: 4, End: 5, NewText: "2"})
+	f = &runner.File{Path: "x.py", Before: []byte(before), After: []byte("a = 2"), Diags: []runner.Diag{d}, Changed: true}
+	rv = &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{1, 1}}}, false)}}
+	if cs := rv.Comments(); len(cs) != 1 || !strings.Contains(cs[0].Body, "```suggestion\na = 2\n```") {
+		t.Errorf("want a suggestion a = 2, got %+v", cs)
+	}
+}
