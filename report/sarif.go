@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -69,6 +71,9 @@ type (
 		Message   sarifText       `json:"message"`
 		Locations []sarifLocation `json:"locations"`
 		Fixes     []sarifFix      `json:"fixes,omitempty"`
+		// PartialFingerprints lets code scanning follow an alert across
+		// pushes that move its line.
+		PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysical `json:"physicalLocation"`
@@ -132,6 +137,10 @@ func (s *SARIF) Add(f *runner.File) {
 			}
 		}
 		res.Locations = []sarifLocation{{loc}}
+		if d.Cell == 0 && 0 <= d.Start && d.Start <= d.End && d.End <= len(f.Before) {
+			sum := sha256.Sum256([]byte(d.Code + "\x00" + f.Path + "\x00" + string(f.Before[d.Start:d.End])))
+			res.PartialFingerprints = map[string]string{"loratuneFix/v1": hex.EncodeToString(sum[:16])}
+		}
 		s.results = append(s.results, res)
 	}
 }
