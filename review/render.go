@@ -223,6 +223,10 @@ func (r *Review) BodyItems() []BodyItem {
 			out = append(out, BodyItem{text, fp})
 		}
 	}
+	for _, p := range r.Problems {
+		fp := Fingerprint([]string{"error"}, p.Path, p.Message)
+		out = append(out, BodyItem{fmt.Sprintf("- `%s` could not be reviewed: %s %s\n", p.Path, p.Message, mark(fp)), fp})
+	}
 	return out
 }
 
@@ -259,8 +263,8 @@ func Body(r *Review, comments int, items []BodyItem) string {
 		b.WriteString(".\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, ", and %d below: their fixes touch lines this pull request did not change, so GitHub cannot take them as suggestions. "+
-		"Apply a patch with `git apply`, or all fixes with `loratune-fix fix --write`.\n\n", len(items))
+	fmt.Fprintf(&b, ", and %d below: fixes that touch lines this pull request did not change, so GitHub cannot take them as suggestions "+
+		"(apply a patch with `git apply`, or all fixes with `loratune-fix fix --write`), findings without a fix, and files that could not be read.\n\n", len(items))
 	for _, it := range items {
 		b.WriteString(it.Text)
 	}

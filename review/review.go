@@ -17,6 +17,14 @@ import (
 type Review struct {
 	CommitID string
 	Files    []*File
+	// Problems are changed files that could not be reviewed (a syntax
+	// error, a binary file): the body says so rather than staying silent.
+	Problems []Problem
+}
+
+// Problem is a changed file the engine could not read.
+type Problem struct {
+	Path, Message string
 }
 
 // File is the review of one changed file.

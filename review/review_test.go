@@ -222,3 +222,14 @@ func TestAChangeOfTheFinalNewlineIsAPatchNotASuggestion(t *testing.T) {
 		t.Errorf("want a suggestion a = 2, got %+v", cs)
 	}
 }
+
+func TestFilesThatCouldNotBeReadAreNamedInTheBody(t *testing.T) {
+	rv := &Review{Problems: []Problem{{Path: "broken.py", Message: "syntax error at 2:1"}}}
+	items := rv.BodyItems()
+	if len(items) != 1 || !strings.Contains(items[0].Text, "`broken.py` could not be reviewed: syntax error at 2:1") {
+		t.Fatalf("items %+v", items)
+	}
+	if body := rv.Request().Body; !strings.Contains(body, items[0].Text) {
+		t.Errorf("body lacks the problem:\n%s", body)
+	}
+}

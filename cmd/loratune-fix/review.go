@@ -112,6 +112,12 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 				if f.Err != nil {
 					fmt.Fprintln(stderr, "error:", f.Err)
 					errs++
+					msg := f.Err.Error()
+					var fe *runner.FileError
+					if errors.As(f.Err, &fe) {
+						msg = fe.Err.Error() // the path is the problem's own
+					}
+					rv.Problems = append(rv.Problems, review.Problem{Path: rel, Message: msg})
 					return
 				}
 				for _, d := range f.Dropped {
