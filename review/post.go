@@ -166,7 +166,7 @@ func (p *Poster) create(ctx context.Context, commit, body string, batch []Pendin
 			}
 		}
 		if len(kept) < len(batch) || len(batch) == 0 && seen[bodyKey(body)] {
-			return 0, nil // created after all
+			return len(batch), nil // created after all, despite the error
 		}
 		batch = kept
 	}

@@ -25,6 +25,8 @@ type fakeGitHub struct {
 	mu sync.Mutex
 	// failures are answered, in order, to the next POSTs of a review.
 	failures []func(w http.ResponseWriter)
+	// keepFailed stores a review even when a failure answers its POST.
+	keepFailed bool
 	comments []string // bodies of review comments on the pull request
 	reviews  []string // bodies of reviews
 	posts    []postedReview
@@ -81,16 +83,19 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			t.Errorf("POST review: body is not a review: %v", err)
 		}
 		g.checkReview(pr)
-		if len(g.failures) > 0 {
+		failed := len(g.failures) > 0
+		if !failed || g.keepFailed {
+			g.posts = append(g.posts, pr)
+			g.reviews = append(g.reviews, pr.Body)
+			for _, c := range pr.Comments {
+				g.comments = append(g.comments, c.Body)
+			}
+		}
+		if failed {
 			fail := g.failures[0]
 			g.failures = g.failures[1:]
 			fail(w)
 			return
-		}
-		g.posts = append(g.posts, pr)
-		g.reviews = append(g.reviews, pr.Body)
-		for _, c := range pr.Comments {
-			g.comments = append(g.comments, c.Body)
 		}
 		fmt.Fprintf(w, `{"id": %d, "state": "COMMENTED"}`, len(g.posts))
 	default:
@@ -308,5 +313,22 @@ func TestPostSplitsManyCommentsIntoReviewsOfThirty(t *testing.T) {
 	res, err = p.Post(context.Background(), rv)
 	if err != nil || res.Reviews != 0 || res.SkippedComments != 65 {
 		t.Errorf("re-run: %+v, %v", res, err)
+	}
+}
+
+func TestPostDoesNotRepostAReviewCreatedDespiteA502(t *testing.T) {
+	g := &fakeGitHub{t: t}
+	// GitHub creates the review, then the proxy in front answers 502.
+	g.failures = []func(http.ResponseWriter){func(w http.ResponseWriter) {
+		w.WriteHeader(http.StatusBadGateway)
+	}}
+	g.keepFailed = true
+	p, _ := newPoster(t, g)
+	res, err := p.Post(context.Background(), sampleReview())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.count(postReviews) != 1 || len(g.posts) != 1 || res.Comments != 2 {
+		t.Errorf("%d POSTs, %d reviews, %+v: want the one created review, no second POST", g.count(postReviews), len(g.posts), res)
 	}
 }
