@@ -27,10 +27,10 @@ type fakeGitHub struct {
 	failures []func(w http.ResponseWriter)
 	// keepFailed stores a review even when a failure answers its POST.
 	keepFailed bool
-	comments []string // bodies of review comments on the pull request
-	reviews  []string // bodies of reviews
-	posts    []postedReview
-	requests []string // "METHOD path"
+	comments   []string // bodies of review comments on the pull request
+	reviews    []string // bodies of reviews
+	posts      []postedReview
+	requests   []string // "METHOD path"
 }
 
 type postedReview struct {
