@@ -183,7 +183,8 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 	res := &Result{}
 	cur := body
 	skip := map[string]bool{} // fixes dropped for breaking the parse
-	for pass := 0; pass < maxPasses; pass++ {
+	settled := false
+	for pass := 0; pass <= maxPasses; pass++ {
 		findings, err := e.runOnce(cur, vs)
 		if err != nil {
 			return nil, err
@@ -212,7 +213,11 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 			}
 		}
 		if len(chosen) == 0 {
+			settled = true
 			break
+		}
+		if pass == maxPasses {
+			break // still fixing: a fix that does not remove its finding
 		}
 		next, dropped := applyVerified(cur, chosen)
 		for _, d := range dropped {
@@ -222,11 +227,18 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 		res.Passes = pass + 1
 		if bytes.Equal(next, cur) {
 			if len(dropped) == 0 {
+				settled = true
 				break
 			}
 			continue
 		}
 		cur = next
+	}
+	if !settled {
+		// Writing a half-fixed file (the same line added eight times) is
+		// worse than writing nothing.
+		cur = body
+		res.Dropped = append(res.Dropped, fmt.Sprintf("the fixes did not settle after %d passes; none applied (internal error, please report)", maxPasses))
 	}
 	out := cur
 	if bytes.HasPrefix(text, bom) {

@@ -168,7 +168,10 @@ func assignedTo(call *sitter.Node, text []byte) string {
 			continue
 		case "assignment":
 			if l := p.ChildByFieldName("left"); l != nil && l.Type() != "pattern_list" && l.Type() != "tuple_pattern" {
-				return compact(l.Content(text))
+				if t := compact(l.Content(text)); !strings.Contains(t, "#") {
+					return t
+				}
+				return "" // a target spanning a comment cannot be written back
 			}
 		}
 		return ""
