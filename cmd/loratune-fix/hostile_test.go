@@ -70,11 +70,11 @@ func TestHostileTreeWithWrite(t *testing.T) {
 	}
 	bad := map[string]string{
 		put("utf16.py", utf16, 0o644): "UTF-16 text",
-		put("nul.py", append([]byte("import torch\x00"), fixtures.Demo...), 0o644):                          "binary file",
-		put("latin1.py", append([]byte("# caf\xe9\n"), fixtures.Demo...), 0o644):                            "not UTF-8",
-		put("ro.py", fixtures.Demo, 0o444):                                                                  "read-only file",
-		put("huge.py", fixtures.Demo, 0o644):                                                                "over --max-file-size",
-		put("broken.py", []byte("from transformers import AutoModel\nAutoModel.from_pretrained(\n"), 0o644): "syntax error",
+		put("nul.py", append([]byte("import torch\x00"), fixtures.Demo...), 0o644):                               "binary file",
+		put("latin1.py", append([]byte("# caf\xe9\n"), fixtures.Demo...), 0o644):                                 "not UTF-8",
+		put("ro.py", fixtures.Demo, 0o444):                                                                       "read-only file",
+		put("huge.py", fixtures.Demo, 0o644):                                                                     "over --max-file-size",
+		put("broken.py", append(append([]byte{}, fixtures.Demo...), "\nAutoModel.from_pretrained(\n"...), 0o644): "syntax error",
 	}
 	os.Truncate(filepath.Join(dir, "huge.py"), 50<<20)
 	put("empty.py", nil, 0o644)
