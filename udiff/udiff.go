@@ -4,6 +4,7 @@ package udiff
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -28,12 +29,33 @@ func lines(text string) []string {
 	return out
 }
 
-// ops computes a line diff with diffmatchpatch's line mode.
+// ops computes a line diff with diffmatchpatch on runes that stand for
+// lines. diffmatchpatch's own DiffLinesToRunes numbers lines with runes
+// straight, and from line 55,296 on those fall in the surrogate range and
+// decode as U+FFFD: a 200,000-line file panicked. Here the numbering skips
+// the surrogates.
 func ops(a, b string) []op {
-	dmp := diffmatchpatch.New()
-	ca, cb, table := dmp.DiffLinesToRunes(a, b)
+	index := map[string]rune{}
+	var table []string
+	toRunes := func(text string) []rune {
+		var rs []rune
+		for _, l := range lines(text) {
+			r, ok := index[l]
+			if !ok {
+				r = lineRune(len(table))
+				index[l] = r
+				table = append(table, l)
+			}
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	ra, rb := toRunes(a), toRunes(b)
+	if len(table) > maxLines {
+		return wholeFile(a, b) // more distinct lines than runes: no line diff
+	}
 	var out []op
-	for _, d := range dmp.DiffMainRunes(ca, cb, false) {
+	for _, d := range diffmatchpatch.New().DiffMainRunes(ra, rb, false) {
 		kind := byte(' ')
 		switch d.Type {
 		case diffmatchpatch.DiffDelete:
@@ -42,8 +64,40 @@ func ops(a, b string) []op {
 			kind = '+'
 		}
 		for _, r := range d.Text {
-			out = append(out, op{kind, table[r]})
+			out = append(out, op{kind, table[lineIndex(r)]})
 		}
+	}
+	return out
+}
+
+// Line numbers as runes: 0..0xD7FF as they are, then past the surrogates.
+const (
+	surrogates = 0xE000 - 0xD800
+	maxLines   = utf8.MaxRune + 1 - surrogates
+)
+
+func lineRune(i int) rune {
+	if i >= 0xD800 {
+		return rune(i + surrogates)
+	}
+	return rune(i)
+}
+
+func lineIndex(r rune) int {
+	if r >= 0xE000 {
+		return int(r) - surrogates
+	}
+	return int(r)
+}
+
+// wholeFile is the diff that deletes every line of a and adds every line of b.
+func wholeFile(a, b string) []op {
+	var out []op
+	for _, l := range lines(a) {
+		out = append(out, op{'-', l})
+	}
+	for _, l := range lines(b) {
+		out = append(out, op{'+', l})
 	}
 	return out
 }
