@@ -320,7 +320,9 @@ func (e *Engine) runOnce(text []byte, vs Versions) ([]Finding, error) {
 	pass := &Pass{Src: src, File: file, Versions: e.opts.Target.Merge(vs), findings: &findings}
 	for _, r := range e.rules {
 		pass.rule = r
-		r.Run(pass)
+		if err := runRule(r, pass); err != nil {
+			return nil, err
+		}
 	}
 	findings = suppress(src, findings)
 	for i := range findings {
@@ -329,6 +331,25 @@ func (e *Engine) runOnce(text []byte, vs Versions) ([]Finding, error) {
 	}
 	sortFindings(findings)
 	return findings, nil
+}
+
+// runRule runs one rule; a rule that panics fails this file with an error
+// naming it, and a bulk run goes on with the next file.
+func runRule(r *Rule, pass *Pass) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &RuleError{Code: r.Code, Name: r.Name, Panic: fmt.Sprint(p)}
+		}
+	}()
+	r.Run(pass)
+	return nil
+}
+
+// RuleError is a rule's internal error (a panic) on one file.
+type RuleError struct{ Code, Name, Panic string }
+
+func (e *RuleError) Error() string {
+	return fmt.Sprintf("internal error in %s %s: %s (please report)", e.Code, e.Name, e.Panic)
 }
 
 // Pass is what a rule's Run gets: the source, the facts, and Report.

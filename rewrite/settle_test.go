@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -22,5 +23,20 @@ func TestFixThatNeverSettlesIsNotApplied(t *testing.T) {
 	}
 	if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "did not settle") {
 		t.Errorf("want one did-not-settle message, got %v", res.Dropped)
+	}
+}
+
+// A rule that panics fails the file with an error naming the rule; the
+// process goes on.
+func TestPanickingRuleIsAnErrorForThatFile(t *testing.T) {
+	boom := &Rule{Code: "LTF998", Name: "boom", Severity: SeverityInfo, Run: func(p *Pass) {
+		var s []int
+		_ = s[1]
+	}}
+	e := &Engine{rules: []*Rule{boom}}
+	_, err := e.Fix([]byte("import torch\n"), Versions{})
+	var re *RuleError
+	if !errors.As(err, &re) || re.Code != "LTF998" || !strings.Contains(err.Error(), "index out of range") {
+		t.Fatalf("want a RuleError naming LTF998, got %v", err)
 	}
 }
