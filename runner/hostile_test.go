@@ -1,3 +1,5 @@
+//go:build unix
+
 package runner_test
 
 import (
@@ -9,69 +11,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
-
-// script is a small training script with fixes to make.
-const script = `import torch
-from peft import LoraConfig, get_peft_model
-from transformers import AutoModelForCausalLM
-
-model = AutoModelForCausalLM.from_pretrained(
-    "meta-llama/Llama-3.1-8B",
-    torch_dtype=torch.bfloat16,
-    device_map="auto",
-)
-model = get_peft_model(model, LoraConfig(r=8))
-`
-
-func options(t testing.TB, write bool) *runner.Options {
-	t.Helper()
-	eng, err := rewrite.New(rewrite.Options{ParseTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &runner.Options{Engine: eng, Fix: true, Write: write, Jobs: 2}
-}
-
-func writeFile(t testing.TB, path, text string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// within fails the test if fn has not returned after a bound meant only to
-// catch a blocked read (a FIFO open blocks forever).
-func within(t *testing.T, what string, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); fn() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatalf("%s blocked", what)
-	}
-}
-
-// tempFiles lists loratune temporary files left in dir.
-func tempFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var left []string
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && strings.Contains(d.Name(), ".loratune-") {
-			left = append(left, path)
-		}
-		return nil
-	})
-	return left
-}
 
 // The 10 MiB default skips generated files and data long before memory or
 // time matter; a 50 MB file is skipped with a message, without reading it.
@@ -344,5 +287,26 @@ func TestAwkwardNames(t *testing.T) {
 	})
 	if left := tempFiles(t, dir); len(left) > 0 {
 		t.Errorf("temporary files left: %q", left)
+	}
+}
+
+// A file replaced by a FIFO between the Stat and the read is not opened in
+// a way that blocks: the read notices and skips it.
+func TestFileReplacedByFIFOIsNotRead(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "train.py")
+	writeFile(t, path, script, 0o644)
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	var readErr error
+	within(t, "reading a FIFO", func() { _, readErr = runner.ReadRegular(path, info) })
+	if readErr == nil || !strings.Contains(readErr.Error(), "replaced") {
+		t.Errorf("want a replaced-while-read error, got %v", readErr)
 	}
 }

@@ -125,7 +125,7 @@ func ProcessPath(opts *Options, path string) *File {
 	if info.Size() > limit {
 		return &File{Path: path, Err: &FileError{path, fmt.Errorf("%d bytes, over --max-file-size %d; skipped", info.Size(), limit)}}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, info)
 	if err != nil {
 		return &File{Path: path, Err: &FileError{path, unwrapPathError(err)}}
 	}

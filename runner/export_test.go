@@ -1,0 +1,4 @@
+package runner
+
+// ReadRegular exposes readRegular to the external tests.
+var ReadRegular = readRegular
