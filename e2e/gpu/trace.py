@@ -167,6 +167,10 @@ def main():
     status = 0
     try:
         runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            rec.record["error"] = f"SystemExit({e.code!r})"
+            status = 1
     except BaseException as e:  # record, then fail as the script did
         rec.record["error"] = "".join(traceback.format_exception_only(type(e), e)).strip()
         traceback.print_exc()
