@@ -69,21 +69,26 @@ class Recorder:
 
         class TraceCallback(transformers.TrainerCallback):
             def on_train_begin(self, args, state, control, model=None, **kwargs):
-                weight = next(p for n, p in model.named_parameters() if "lora_" not in n)
-                config = getattr(model, "config", None)
-                rec.record["setup"] = {
-                    "base_weight_dtype": str(weight.dtype),
-                    "lora_dtype": str(lora_tensors(model)[0][1].dtype) if lora_tensors(model) else None,
-                    "attn_implementation": getattr(config, "_attn_implementation", None),
-                    "hf_device_map": str(getattr(model, "hf_device_map", None)),
-                    "cudnn_sdp_enabled": torch.backends.cuda.cudnn_sdp_enabled(),
-                    "flash_sdp_enabled": torch.backends.cuda.flash_sdp_enabled(),
-                    "mem_efficient_sdp_enabled": torch.backends.cuda.mem_efficient_sdp_enabled(),
-                    "bf16": args.bf16,
-                    "logging_nan_inf_filter": args.logging_nan_inf_filter,
-                    "gradient_accumulation_steps": args.gradient_accumulation_steps,
-                    "pad_token_id": getattr(config, "pad_token_id", None),
-                }
+                try:  # what the script trains with; a failure here must not stop the run
+                    weight = next(p for n, p in model.named_parameters() if "lora_" not in n)
+                    config = getattr(model, "config", None)
+                    rec.record["setup"] = {
+                        "base_weight_dtype": str(weight.dtype),
+                        "lora_dtype": str(lora_tensors(model)[0][1].dtype) if lora_tensors(model) else None,
+                        "attn_implementation": getattr(config, "_attn_implementation", None),
+                        # accelerate's map, set by device_map= on the base model inside the peft wrapper
+                        "hf_device_map": str(next((m.hf_device_map for m in model.modules()
+                                                   if getattr(m, "hf_device_map", None)), None)),
+                        "cudnn_sdp_enabled": torch.backends.cuda.cudnn_sdp_enabled(),
+                        "flash_sdp_enabled": torch.backends.cuda.flash_sdp_enabled(),
+                        "mem_efficient_sdp_enabled": torch.backends.cuda.mem_efficient_sdp_enabled(),
+                        "bf16": args.bf16,
+                        "logging_nan_inf_filter": args.logging_nan_inf_filter,
+                        "gradient_accumulation_steps": args.gradient_accumulation_steps,
+                        "pad_token_id": getattr(config, "pad_token_id", None),
+                    }
+                except Exception as e:
+                    rec.record["setup"]["error"] = repr(e)
                 torch.cuda.synchronize()
                 rec.record["train_begin"] = time.perf_counter()
 
