@@ -67,20 +67,19 @@ var parserPool = sync.Pool{New: func() any {
 // ErrParseTimeout is returned when a file takes longer to parse than allowed.
 var ErrParseTimeout = errors.New("parse took longer than the limit")
 
-// parse parses text with a pooled parser, bounded by limit (0: none).
+// parse parses text with a pooled parser, bounded by limit (0: none). The
+// bound is tree-sitter's own operation limit, not a context: smacker's
+// ParseCtx watches the context from a goroutine that can set the parser's
+// cancellation flag after the parse has returned, and a pooled parser with
+// that flag set fails every later parse ("operation limit was hit").
 func parse(text []byte, limit time.Duration) (*sitter.Tree, error) {
 	p := parserPool.Get().(*sitter.Parser)
 	defer parserPool.Put(p)
-	ctx := context.Background()
-	if limit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, limit)
-		defer cancel()
-	}
-	tree, err := p.ParseCtx(ctx, nil, text)
+	p.SetOperationLimit(int(limit.Microseconds()))
+	tree, err := p.ParseCtx(context.Background(), nil, text)
 	if err != nil {
 		p.Reset()
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, sitter.ErrOperationLimit) && limit > 0 {
 			return nil, ErrParseTimeout
 		}
 		return nil, err

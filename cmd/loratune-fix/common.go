@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loratune/loratune-fix/pins"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
@@ -72,7 +73,8 @@ func (r *ruleFlags) options(fix, write bool) (*runner.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runner.Options{Engine: eng, Fix: fix, Write: write, Jobs: r.jobs, MaxFileSize: r.maxFileSize}, nil
+	return &runner.Options{Engine: eng, Fix: fix, Write: write, Jobs: r.jobs, MaxFileSize: r.maxFileSize,
+		Versions: pins.NewFinder().For}, nil
 }
 
 // each runs opts over paths ("-" is stdin) and calls emit per file in path
