@@ -2,7 +2,6 @@ package rewrite
 
 import (
 	"fmt"
-	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -52,16 +51,17 @@ numerical headroom; it does not cure the cuDNN NaN (LTF002 or LTF007 does).
 
 const fp32Cost = "costs 4 bytes a parameter (8B model: ~32 GB of weights; measured peak 1.6-2.3x the bf16 run, 11-17% slower)"
 
+var dtypeStrings = map[string]string{
+	"bfloat16": "bfloat16", "float16": "float16", "half": "float16", "auto": "auto",
+	"float32": "float32", "float": "float32",
+}
+
 // lowPrecision classifies a dtype expression: "bfloat16", "float16",
 // "auto", "float32", or "" when it is not a literal dtype.
 func lowPrecision(f *File, v *sitter.Node) string {
 	text := f.Src.Text
 	if s, ok := StringValue(v, text); ok {
-		switch s {
-		case "bfloat16", "float16", "half", "auto", "float32", "float":
-			return strings.NewReplacer("half", "float16", "float", "float32").Replace(s)
-		}
-		return ""
+		return dtypeStrings[s]
 	}
 	if v.Type() != "attribute" && v.Type() != "identifier" {
 		return ""

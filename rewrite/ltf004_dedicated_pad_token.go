@@ -157,7 +157,9 @@ func runDedicatedPadToken(p *Pass) {
 		case tok + ".pad_token", tok + ".pad_token_id":
 			switch padAssignment(a.Value, text) {
 			case "bad":
-				bad = append(bad, padStatement(a.Node, text))
+				if stmt := padStatement(a.Node, text); len(bad) == 0 || !bad[len(bad)-1].Equal(stmt) {
+					bad = append(bad, stmt)
+				}
 			case "good":
 				good = true
 			}

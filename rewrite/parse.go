@@ -68,10 +68,9 @@ var parserPool = sync.Pool{New: func() any {
 var ErrParseTimeout = errors.New("parse took longer than the limit")
 
 // parse parses text with a pooled parser, bounded by limit (0: none). The
-// bound is tree-sitter's own operation limit, not a context: smacker's
-// ParseCtx watches the context from a goroutine that can set the parser's
-// cancellation flag after the parse has returned, and a pooled parser with
-// that flag set fails every later parse ("operation limit was hit").
+// bound is tree-sitter's own timeout, not a context: smacker's context
+// watcher can flag a parser as cancelled after its parse has finished,
+// which would poison the pooled parser for its next file.
 func parse(text []byte, limit time.Duration) (*sitter.Tree, error) {
 	p := parserPool.Get().(*sitter.Parser)
 	defer parserPool.Put(p)
@@ -79,7 +78,7 @@ func parse(text []byte, limit time.Duration) (*sitter.Tree, error) {
 	tree, err := p.ParseCtx(context.Background(), nil, text)
 	if err != nil {
 		p.Reset()
-		if errors.Is(err, sitter.ErrOperationLimit) && limit > 0 {
+		if errors.Is(err, sitter.ErrOperationLimit) {
 			return nil, ErrParseTimeout
 		}
 		return nil, err

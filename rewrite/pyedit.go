@@ -121,7 +121,8 @@ func insertAfter(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
 	at := src.LineEnd(end(stmt))
 	text := template(src, indent, lines)
 	if at == len(src.Text) && (at == 0 || src.Text[at-1] != '\n') {
-		text = src.EOL + text
+		// The file ends without a line ending: keep it that way.
+		text = src.EOL + strings.TrimSuffix(text, src.EOL)
 	}
 	return Edit{Start: at, End: at, NewText: text}, true
 }
