@@ -51,6 +51,8 @@ type File struct {
 	Skipped  bool // no trigger word: not parsed
 	Dropped  []string
 	Versions rewrite.Versions
+	// Cells are the notebook cells whose source changed (notebooks only).
+	Cells []CellChange
 	// Err is a problem with this file alone (unreadable, binary, syntax
 	// error, too large); the others go on.
 	Err error
