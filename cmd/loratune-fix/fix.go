@@ -42,6 +42,9 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 			changed, fixes, unfixed := 0, 0, 0
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
 				if f.Err != nil {
+					if args[0] == "-" && len(args) == 1 && format != "json" {
+						out.Write(f.Before) // a filter passes what it cannot fix through unchanged
+					}
 					return
 				}
 				for _, d := range f.Diags {
