@@ -1,8 +1,10 @@
 package notebook
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/loratune/loratune-fix/rewrite"
 )
@@ -183,4 +185,38 @@ func TestMaskShapes(t *testing.T) {
 	if err := rewrite.Parses([]byte(masked)); err != nil {
 		t.Error(err)
 	}
+}
+
+// Whatever a fix writes into a cell, the notebook stays valid JSON, reads
+// back with exactly that source, and keeps every other cell.
+func FuzzRenderRoundTrip(f *testing.F) {
+	for _, s := range []string{"", "x = 1", "a\nb\n", "é \"quoted\" \\ back\tslash\u001b\n", "tail without newline", "\U0001F600 emoji\r\nwindows\n", "</script> & <b>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if !utf8.ValidString(src) {
+			return
+		}
+		for _, ascii := range []bool{false, true} {
+			nb, err := Parse([]byte(sample))
+			if err != nil {
+				t.Fatal(err)
+			}
+			nb.ascii = ascii
+			out := nb.Render(map[int]string{2: src, 3: src})
+			if !json.Valid(out) {
+				t.Fatalf("invalid JSON for %q:\n%s", src, out)
+			}
+			back, err := Parse(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.Cells[1].Source != src || back.Cells[2].Source != src || back.Cells[0].Source != nb.Cells[0].Source {
+				t.Errorf("round trip of %q gave %q / %q", src, back.Cells[1].Source, back.Cells[2].Source)
+			}
+			if ascii && hasNonASCII(out) {
+				t.Errorf("ensure_ascii style broken for %q", src)
+			}
+		}
+	})
 }
