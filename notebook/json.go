@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // node is a JSON value with its byte span in the document, so that a value
@@ -32,13 +31,15 @@ type scanner struct {
 	pos  int
 }
 
-func parseJSON(data []byte) (*node, error) {
-	if !json.Valid(data) {
+// parseJSON reads the document that starts at offset from (after a byte
+// order mark); node spans are offsets in data.
+func parseJSON(data []byte, from int) (*node, error) {
+	if !json.Valid(data[from:]) {
 		var v any
-		err := json.Unmarshal(data, &v)
+		err := json.Unmarshal(data[from:], &v)
 		return nil, fmt.Errorf("not valid JSON: %v", err)
 	}
-	s := &scanner{data: data}
+	s := &scanner{data: data, pos: from}
 	return s.value()
 }
 
@@ -162,8 +163,6 @@ func encodeString(s string, ascii bool) string {
 			} else {
 				fmt.Fprintf(&b, `\u%04x`, r)
 			}
-		case r == utf8.RuneError:
-			b.WriteRune(r)
 		default:
 			b.WriteRune(r)
 		}

@@ -37,7 +37,11 @@ var nonASCIIEscape = regexp.MustCompile(`\\u(00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F
 // list, or has a cell whose source is neither a string nor a list of
 // strings.
 func Parse(raw []byte) (*Notebook, error) {
-	root, err := parseJSON(raw)
+	bom := 0
+	if strings.HasPrefix(string(raw[:min(3, len(raw))]), "\xef\xbb\xbf") {
+		bom = 3 // spans stay file offsets; the JSON reader skips the mark
+	}
+	root, err := parseJSON(raw, bom)
 	if err != nil {
 		return nil, err
 	}

@@ -220,3 +220,15 @@ func FuzzRenderRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+func TestByteOrderMarkIsKept(t *testing.T) {
+	raw := "\xef\xbb\xbf" + sample
+	nb, err := Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(nb.Render(map[int]string{2: "import torch\na = 1\nb = 3"}))
+	if want := strings.Replace(raw, `"b = 2"`, `"b = 3"`, 1); got != want {
+		t.Errorf("Render with a BOM:\n%q", got)
+	}
+}
