@@ -190,7 +190,9 @@ func Pyproject(name string, data []byte) map[string]rewrite.Version {
 			Dependencies         []string            `toml:"dependencies"`
 			OptionalDependencies map[string][]string `toml:"optional-dependencies"`
 		} `toml:"project"`
-		Tool struct {
+		// PEP 735 dependency groups: strings, or {include-group = ...}.
+		DependencyGroups map[string][]any `toml:"dependency-groups"`
+		Tool             struct {
 			Poetry struct {
 				Dependencies    map[string]any `toml:"dependencies"`
 				DevDependencies map[string]any `toml:"dev-dependencies"`
@@ -212,6 +214,18 @@ func Pyproject(name string, data []byte) map[string]rewrite.Version {
 	sort.Strings(extras)
 	for _, k := range extras {
 		reqs = append(reqs, doc.Project.OptionalDependencies[k]...)
+	}
+	var groupNames []string
+	for g := range doc.DependencyGroups {
+		groupNames = append(groupNames, g)
+	}
+	sort.Strings(groupNames)
+	for _, g := range groupNames {
+		for _, item := range doc.DependencyGroups[g] {
+			if r, ok := item.(string); ok {
+				reqs = append(reqs, r)
+			}
+		}
 	}
 	for _, r := range reqs {
 		if lib, v, ok := requirement(r); ok {

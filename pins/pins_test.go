@@ -26,6 +26,7 @@ func TestRequirementLines(t *testing.T) {
 		{"transformers @ git+https://github.com/huggingface/transformers.git@v4.45.2", "transformers", "4.45.2", true},
 		{"# transformers==4.1", "", "", false},
 		{"accelerate>=0.20", "", "", false},
+		{"transformers==4.41.2 --hash=sha256:abc \\", "transformers", "4.41.2", true},
 	}
 	for _, tt := range tests {
 		lib, v, ok := requirement(tt.line)
@@ -122,6 +123,13 @@ trl = ">=0.8.1,<0.9"
 	env := Environment("environment.yml", []byte("dependencies:\n  - python=3.10\n  - pytorch::pytorch=2.0.1=py3.10_cuda11.8\n  - pip:\n    - transformers==4.33.0\n"))
 	if env["torch"].Describe("torch") != "torch 2.0.1 (environment.yml:3)" || env["transformers"].String() != "4.33.0" {
 		t.Errorf("environment.yml: %v", env)
+	}
+}
+
+func TestDependencyGroups(t *testing.T) {
+	got := Pyproject("pyproject.toml", []byte("[project]\nname = \"x\"\n\n[dependency-groups]\ntrain = [\"trl>=0.19\", {include-group = \"base\"}]\nbase = [\"torch==2.6.0\"]\n"))
+	if got["trl"].Describe("trl") != "trl 0.19.0 (pyproject.toml:5)" || got["torch"].String() != "2.6.0" {
+		t.Errorf("dependency-groups: %v", got)
 	}
 }
 

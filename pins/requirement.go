@@ -41,6 +41,10 @@ func requirement(line string) (lib string, v rewrite.Version, ok bool) {
 	if i := strings.IndexByte(line, ';'); i >= 0 {
 		line = line[:i] // environment marker
 	}
+	if i := strings.Index(line, " --"); i >= 0 {
+		line = line[:i] // per-requirement options: --hash=..., --config-settings
+	}
+	line = strings.TrimSuffix(strings.TrimSpace(line), "\\")
 	line = strings.TrimSpace(line)
 	if line == "" || strings.HasPrefix(line, "#") {
 		return "", v, false
