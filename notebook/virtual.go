@@ -247,3 +247,17 @@ func (v *Virtual) Split(out []byte, frozen []rewrite.Span) map[int]string {
 	}
 	return changed
 }
+
+var writeFile = regexp.MustCompile(`^%%(?:writefile|file)(?:[ \t]+-a)?[ \t]+(\S+\.py)[ \t]*\r?\n`)
+
+// ScriptCell reports a cell that writes a Python file (%%writefile
+// train.py): its body is a script of its own, run later by !python, not
+// code of the notebook. It returns the body, the bytes before it and the
+// file name.
+func ScriptCell(c *Cell) (body string, header int, name string, ok bool) {
+	m := writeFile.FindStringSubmatchIndex(c.Source)
+	if m == nil || c.Type != "code" {
+		return "", 0, "", false
+	}
+	return c.Source[m[1]:], m[1], c.Source[m[2]:m[3]], true
+}

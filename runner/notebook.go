@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/loratune/loratune-fix/notebook"
@@ -32,14 +33,15 @@ func processNotebook(opts *Options, f *File) {
 	skip := map[int]bool{}
 	for {
 		v := notebook.Build(nb, skip)
-		if !opts.Engine.MayMatch(v.Text) {
+		res := &rewrite.Result{}
+		switch {
+		case !opts.Engine.MayMatch(v.Text):
+			// Nothing for the rules in the notebook's own code; a script
+			// it writes may still have something.
 			f.Skipped = true
-			return
-		}
-		var res *rewrite.Result
-		if opts.Fix {
+		case opts.Fix:
 			res, err = opts.Engine.FixFrozen(v.Text, f.Versions, v.Frozen)
-		} else {
+		default:
 			res, err = opts.Engine.Check(v.Text, f.Versions)
 		}
 		var se *rewrite.SyntaxError
@@ -63,8 +65,17 @@ func processNotebook(opts *Options, f *File) {
 		}
 		f.Diags = notebookDiags(v, res.Findings)
 		f.Dropped = res.Dropped
+		sources := map[int]string{}
 		if opts.Fix && res.Changed {
-			sources := v.Split(res.Output, res.Frozen)
+			sources = v.Split(res.Output, res.Frozen)
+		}
+		ran, ok := scriptCells(opts, f, nb, sources)
+		if !ok {
+			return
+		}
+		f.Skipped = f.Skipped && !ran
+		sortDiags(f.Diags)
+		if len(sources) > 0 {
 			f.After = nb.Render(sources)
 			f.Changed = !bytes.Equal(f.After, f.Before)
 			for _, c := range nb.Cells {
@@ -75,6 +86,56 @@ func processNotebook(opts *Options, f *File) {
 		}
 		return
 	}
+}
+
+// scriptCells runs the engine over each %%writefile *.py cell as a file of
+// its own (the notebook writes its training script and runs it with
+// !python), adding its findings and fixed source. ran says whether any
+// was parsed; ok is false when it set f.Err.
+func scriptCells(opts *Options, f *File, nb *notebook.Notebook, sources map[int]string) (ran, ok bool) {
+	for _, c := range nb.Code() {
+		body, header, name, isScript := notebook.ScriptCell(c)
+		if !isScript || !opts.Engine.MayMatch([]byte(body)) {
+			continue
+		}
+		ran = true
+		var res *rewrite.Result
+		var err error
+		if opts.Fix {
+			res, err = opts.Engine.Fix([]byte(body), f.Versions)
+		} else {
+			res, err = opts.Engine.Check([]byte(body), f.Versions)
+		}
+		if err != nil {
+			var se *rewrite.SyntaxError
+			if errors.As(err, &se) {
+				continue // not Python after all: the cell is left alone
+			}
+			f.Err = &FileError{f.Path, fmt.Errorf("cell %d (%s): %w", c.Index, name, err)}
+			return ran, false
+		}
+		src := rewrite.NewSource([]byte(c.Source))
+		for _, fd := range res.Findings {
+			fd = shiftFinding(fd, header)
+			fd.Begin, fd.Finish = src.Position(fd.Start), src.Position(fd.End)
+			f.Diags = append(f.Diags, Diag{Finding: fd, Cell: c.Index})
+		}
+		f.Dropped = append(f.Dropped, res.Dropped...)
+		if opts.Fix && res.Changed {
+			sources[c.Index] = c.Source[:header] + string(res.Output)
+		}
+	}
+	return ran, true
+}
+
+// sortDiags orders a notebook's findings by cell, then position.
+func sortDiags(ds []Diag) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Cell != ds[j].Cell {
+			return ds[i].Cell < ds[j].Cell
+		}
+		return ds[i].Start < ds[j].Start
+	})
 }
 
 // notebookDiags moves findings from the virtual source into their cells.
