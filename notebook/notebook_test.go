@@ -232,3 +232,30 @@ func TestByteOrderMarkIsKept(t *testing.T) {
 		t.Errorf("Render with a BOM:\n%q", got)
 	}
 }
+
+// Splitting the unchanged virtual text gives back every cell unchanged,
+// whatever the cells hold (magics, cell magics, missing final newlines).
+func FuzzSplitIdentity(f *testing.F) {
+	for _, s := range []string{"x = 1", "%%time\nx = 1\n", "!ls\n  !pwd\\\n   more", "%%bash\necho hi", "", "\n\n", "a = (1,\n != 2)", "%%capture"} {
+		f.Add(s, "y = 2\n!pip install peft")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if !utf8.ValidString(a) || !utf8.ValidString(b) {
+			return
+		}
+		nb := &Notebook{Cells: []*Cell{
+			{Index: 1, Type: "code", Source: a, src: &node{}},
+			{Index: 2, Type: "markdown", Source: "# md"},
+			{Index: 3, Type: "code", Source: b, src: &node{}},
+		}}
+		v := Build(nb, nil)
+		if got := v.Split(v.Text, v.Frozen); len(got) != 0 {
+			t.Errorf("identity split changed cells: %v", got)
+		}
+		for _, s := range v.Frozen {
+			if s.Start < 0 || s.End > len(v.Text) || s.Start > s.End {
+				t.Fatalf("span %v outside the text", s)
+			}
+		}
+	})
+}
