@@ -40,7 +40,8 @@ becomes
 Scripts pinned below 5, or with no pin (4.x scripts keep working there).
 No fix where the flag is a variable, both flags are set, the load already
 has quantization_config=, other bitsandbytes keywords (llm_int8_*,
-bnb_4bit_*) ride along, or **kwargs may carry more: the finding says what
+bnb_4bit_*) ride along, **kwargs may carry more, or the flag sits in a
+**kwargs dict built earlier (reported at its entry): the finding says what
 to write.
 
 ## Cost
@@ -55,6 +56,19 @@ func runLoadIn8bitRemoved(p *Pass) {
 	tv := p.Versions.Transformers
 	if !tv.AtLeast(5, 0) {
 		return
+	}
+	// Flags inside a **kwargs dict built in view: reported at the entry;
+	// no fix (the key and the value would both change).
+	for _, l := range f.ModelLoads() {
+		for _, k := range []string{"load_in_8bit", "load_in_4bit"} {
+			if KeywordValue(l.Args, k, text) != nil {
+				continue // the call's own keyword: below
+			}
+			if v := l.Arg(k, text); v != nil {
+				p.Report(Finding{Start: start(v), End: end(v),
+					Message: fmt.Sprintf("%s in the kwargs of %s() was removed in transformers 5 and raises TypeError, even =False (%s); put quantization_config=BitsAndBytesConfig(%s=...) in the dict instead", k, l.Method, tv.Describe("transformers"), k)})
+			}
+		}
 	}
 	for _, c := range f.Calls {
 		if c.Method != "from_pretrained" {
