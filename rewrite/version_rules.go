@@ -242,9 +242,9 @@ func runPrepareModelForInt8Training(p *Pass) {
 	var first *sitter.Node
 	exact := true
 	for _, n := range importedNames(f, "peft", int8Name) {
-		edits = append(edits, Edit{Start: start(n.name), End: end(n.name), NewText: kbitName})
+		edits = append(edits, Edit{Start: start(n), End: end(n), NewText: kbitName})
 		if first == nil {
-			first = n.name
+			first = n
 		}
 	}
 	for _, c := range f.Calls {
@@ -288,15 +288,11 @@ func runPrepareModelForInt8Training(p *Pass) {
 	p.Report(fd)
 }
 
-type importedName struct {
-	name *sitter.Node
-}
-
 // importedNames finds "from <module>[.x] import name [as alias]" anywhere in
 // the file and returns the name nodes.
-func importedNames(f *File, module, name string) []importedName {
+func importedNames(f *File, module, name string) []*sitter.Node {
 	text := f.Src.Text
-	var out []importedName
+	var out []*sitter.Node
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {
 		if n.Type() == "import_from_statement" {
@@ -311,7 +307,7 @@ func importedNames(f *File, module, name string) []importedName {
 						c = c.ChildByFieldName("name")
 					}
 					if c != nil && c.Content(text) == name {
-						out = append(out, importedName{c})
+						out = append(out, c)
 					}
 				}
 			}
