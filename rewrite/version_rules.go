@@ -254,12 +254,12 @@ func runPrepareModelForInt8Training(p *Pass) {
 		if first == nil {
 			first = c.Node
 		}
-		for _, a := range realArgs(c.Args) {
+		for i, a := range realArgs(c.Args) {
 			if a.Type() == "keyword_argument" {
 				if k := a.ChildByFieldName("name").Content(text); k != "model" && k != "use_gradient_checkpointing" {
 					exact = false
 				}
-			} else if a != realArgs(c.Args)[0] {
+			} else if i > 0 {
 				exact = false // a second positional: output_embedding_layer_name
 			}
 		}
