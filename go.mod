@@ -3,12 +3,17 @@ module github.com/loratune/loratune-fix
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/google/go-github/v75 v75.0.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sergi/go-diff v1.4.0
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 	github.com/spf13/cobra v1.10.2
 )
 
 require (
+	github.com/google/go-querystring v1.1.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/text v0.14.0 // indirect
 )

@@ -29,6 +29,14 @@ type Options struct {
 type Engine struct {
 	rules []*Rule
 	opts  Options
+	gates []gate // the prefilter, one per rule
+}
+
+// gate is one rule's prefilter: any of words, and, for a TrainingOnly rule,
+// any of trainingWords too.
+type gate struct {
+	words    [][]byte
+	training bool
 }
 
 // New checks the options and returns an engine.
@@ -40,7 +48,15 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{rules: rules, opts: opts}, nil
+	e := &Engine{rules: rules, opts: opts}
+	for _, r := range rules {
+		g := gate{training: r.TrainingOnly}
+		for _, w := range r.Triggers {
+			g.words = append(g.words, []byte(w))
+		}
+		e.gates = append(e.gates, g)
+	}
+	return e, nil
 }
 
 // Rules are the rules this engine runs, in code order.
@@ -62,10 +78,41 @@ func (e *Engine) Triggers() [][]byte {
 	return out
 }
 
-// MayMatch is the prefilter: false means no selected rule can find anything.
+// MayMatch is the prefilter: false means no selected rule can find
+// anything, so the file need not be parsed.
 func (e *Engine) MayMatch(text []byte) bool {
-	for _, t := range e.Triggers() {
-		if bytes.Contains(text, t) {
+	training := -1 // unknown until a gate asks
+	for _, g := range e.gates {
+		if !containsAny(text, g.words) {
+			continue
+		}
+		if !g.training {
+			return true
+		}
+		if training < 0 {
+			training = 0
+			if containsAny(text, trainingBytes) {
+				training = 1
+			}
+		}
+		if training == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+var trainingBytes = func() [][]byte {
+	var out [][]byte
+	for _, w := range trainingWords {
+		out = append(out, []byte(w))
+	}
+	return out
+}()
+
+func containsAny(text []byte, words [][]byte) bool {
+	for _, w := range words {
+		if bytes.Contains(text, w) {
 			return true
 		}
 	}
@@ -93,6 +140,9 @@ type Result struct {
 	// Dropped names fixes that would have broken the file: an internal
 	// error of the rule, never written.
 	Dropped []string
+	// Frozen are the spans given to FixFrozen, moved to where they lie in
+	// Output (after any byte order mark).
+	Frozen []Span
 }
 
 // Check runs the rules once, with vs the versions found for the file and reports findings without changing anything.
@@ -115,6 +165,13 @@ const maxPasses = 8
 // nothing changes. The output always parses; a fix that would break the
 // parse is dropped and named in Result.Dropped.
 func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
+	return e.FixFrozen(text, vs, nil)
+}
+
+// FixFrozen is Fix with spans of the text (offsets after any byte order
+// mark) that no fix may touch; Result.Frozen gives where they lie in the
+// output. A notebook freezes its IPython magic lines and cell boundaries.
+func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, error) {
 	body, err := e.prepare(text)
 	if err != nil {
 		return nil, err
@@ -136,7 +193,7 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || skip[fixKey(fd)] {
 				continue
 			}
-			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes {
+			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || TouchesFrozen(fd.Fix, frozen) {
 				continue
 			}
 			ok := true
@@ -159,6 +216,7 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
 		}
 		res.Passes = pass + 1
+		frozen = shiftSpans(frozen, applied(chosen, dropped))
 		if bytes.Equal(next, cur) {
 			if len(dropped) == 0 {
 				break
@@ -173,6 +231,7 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 	}
 	res.Output = out
 	res.Changed = !bytes.Equal(out, text)
+	res.Frozen = frozen
 	return res, nil
 }
 

@@ -185,3 +185,16 @@ func TestAFileWithoutTrainingGetsNoEdits(t *testing.T) {
 		t.Errorf("an inference script was edited:\n%s", res.Output)
 	}
 }
+
+func TestPrefilterAsksForATrainingWord(t *testing.T) {
+	e := mustEngine(t, Options{})
+	if e.MayMatch([]byte("import re\npattern = re.compile('x')\n")) {
+		t.Error("a file with re.compile and nothing of training passes the prefilter")
+	}
+	if !e.MayMatch([]byte(trainingScript)) {
+		t.Error("a training script is filtered out")
+	}
+	if e.MayMatch([]byte("model = AutoModel.from_pretrained('x')\n")) {
+		t.Error("an inference load without any training word passes the prefilter")
+	}
+}

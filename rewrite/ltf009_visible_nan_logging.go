@@ -3,12 +3,13 @@ package rewrite
 import "regexp"
 
 var visibleNaNLogging = &Rule{
-	Code:     "LTF009",
-	Name:     "visible-nan-logging",
-	Summary:  "logging_nan_inf_filter=False, so a NaN loss prints as nan",
-	Severity: SeverityInfo,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"TrainingArguments", "Config("},
+	Code:         "LTF009",
+	Name:         "visible-nan-logging",
+	Summary:      "logging_nan_inf_filter=False, so a NaN loss prints as nan",
+	Severity:     SeverityInfo,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"TrainingArguments", "Config("},
+	TrainingOnly: true,
 	Doc: `## What it does
 Adds logging_nan_inf_filter=False to the training arguments
 (TrainingArguments, SFTConfig and TRL's other configs), or turns True into

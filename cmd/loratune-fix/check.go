@@ -16,7 +16,8 @@ func newCheckCmd() *cobra.Command {
 		Use:   "check [flags] PATH...",
 		Short: "List the findings; exit 1 when there is any",
 		Long: `Lists findings as path:line:col: CODE name: message, with [*] on those that have a
-fix. --output-format json prints one JSON array (schema in docs/json-output.md).
+fix. --output-format json prints one JSON array (schema in docs/json-output.md),
+sarif a SARIF 2.1.0 log (code scanning), github workflow annotations.
 Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -24,11 +25,14 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 			if err != nil {
 				return err
 			}
-			if format != "text" && format != "json" {
-				return fmt.Errorf("--output-format %q: want text or json", format)
+			switch format {
+			case "text", "json", "sarif", "github":
+			default:
+				return fmt.Errorf("--output-format %q: want text, json, sarif or github", format)
 			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var js report.JSONArray
+			sarif := report.NewSARIF(opts.Engine.Rules())
 			total, fixable := 0, 0
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
 				total += len(f.Diags)
@@ -37,17 +41,27 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 						fixable++
 					}
 				}
-				if format == "json" {
+				switch format {
+				case "json":
 					js.Add(f)
-				} else {
+				case "sarif":
+					sarif.Add(f)
+				case "github":
+					report.GitHub(out, f)
+				default:
 					report.Text(out, f)
 				}
 			})
-			if format == "json" {
+			switch {
+			case format == "json":
 				if err := js.Flush(out); err != nil {
 					return err
 				}
-			} else if total > 0 {
+			case format == "sarif":
+				if err := sarif.Flush(out); err != nil {
+					return err
+				}
+			case format == "text" && total > 0:
 				fmt.Fprintf(stderr, "Found %d finding(s); %d fixable with `loratune-fix fix`.\n", total, fixable)
 			}
 			switch {
@@ -60,6 +74,6 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 		},
 	}
 	rf.register(cmd)
-	cmd.Flags().StringVar(&format, "output-format", "text", "text or json")
+	cmd.Flags().StringVar(&format, "output-format", "text", "text, json, sarif (SARIF 2.1.0) or github (workflow annotations)")
 	return cmd
 }

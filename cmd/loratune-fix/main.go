@@ -50,5 +50,6 @@ use_cache and torch.compile. It shows a diff first and writes only with --write.
 		SilenceErrors: true,
 	}
 	root.AddCommand(newFixCmd(), newCheckCmd(), newRulesCmd(), newDemoCmd())
+	root.AddCommand(newReviewCmd())
 	return root
 }
