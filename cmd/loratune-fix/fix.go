@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -66,7 +67,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 						fmt.Fprintf(stderr, "fixed %s\n", runner.DisplayPath(f.Path))
 					}
 				default:
-					fmt.Fprint(out, udiff.Unified(f.Path, string(f.Before), string(f.After), pal))
+					fmt.Fprint(out, fileDiff(f, pal))
 				}
 			})
 			if format == "json" {
@@ -104,4 +105,18 @@ func summary(w interface{ Write([]byte) (int, error) }, changed, fixes, unfixed 
 		msg += fmt.Sprintf(" %d finding(s) need a look by hand: see `loratune-fix check`.", unfixed)
 	}
 	fmt.Fprintln(w, msg)
+}
+
+// fileDiff is the unified diff of a file; a notebook gets one diff per
+// changed cell, named "path:cell N", showing the cell's Python source rather
+// than its JSON encoding (--write applies it to the JSON).
+func fileDiff(f *runner.File, pal udiff.Palette) string {
+	if len(f.Cells) == 0 {
+		return udiff.Unified(f.Path, string(f.Before), string(f.After), pal)
+	}
+	var b strings.Builder
+	for _, c := range f.Cells {
+		b.WriteString(udiff.Unified(fmt.Sprintf("%s:cell %d", f.Path, c.Cell), c.Before, c.After, pal))
+	}
+	return b.String()
 }
