@@ -54,10 +54,7 @@ func applyEdits(text []byte, edits []Edit) ([]byte, error) {
 	})
 	out := make([]byte, 0, len(text)+256)
 	last := 0
-	for i, e := range es {
-		if i > 0 && e.Start == e.End && e == es[i-1] {
-			continue // two fixes inserting the same text (an import) at one place
-		}
+	for _, e := range es {
 		if e.Start < last || e.End < e.Start || e.End > len(text) {
 			return nil, fmt.Errorf("edit %d..%d overlaps or lies outside the text", e.Start, e.End)
 		}

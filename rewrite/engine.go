@@ -193,7 +193,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 	res := &Result{}
 	cur := body
 	skip := map[string]bool{} // fixes dropped for breaking the parse
-	settled := false
+	settled, frozen0 := false, frozen
 	for pass := 0; pass <= maxPasses; pass++ {
 		findings, err := e.runOnce(cur, vs)
 		if err != nil {
@@ -229,13 +229,13 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 		if pass == maxPasses {
 			break // still fixing: a fix that does not remove its finding
 		}
-		next, dropped := applyVerified(cur, chosen)
+		next, done, dropped := applyVerified(cur, chosen)
 		for _, d := range dropped {
 			skip[fixKey(d)] = true
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
 		}
 		res.Passes = pass + 1
-		frozen = shiftSpans(frozen, applied(chosen, dropped))
+		frozen = shiftSpans(frozen, done)
 		if bytes.Equal(next, cur) {
 			if len(dropped) == 0 {
 				settled = true
@@ -248,7 +248,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 	if !settled {
 		// Writing a half-fixed file (the same line added eight times) is
 		// worse than writing nothing.
-		cur = body
+		cur, frozen = body, frozen0
 		res.Dropped = append(res.Dropped, fmt.Sprintf("the fixes did not settle after %d passes; none applied (internal error, please report)", maxPasses))
 	}
 	out := cur
@@ -267,20 +267,22 @@ func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 // parses; otherwise it adds them one at a time, dropping each that breaks
 // the parse. Every attempt applies edits to the original text: offsets are
 // the original's, and a fix applied first (an import at the top) would
-// shift the places of the others.
-func applyVerified(text []byte, chosen []*Finding) ([]byte, []*Finding) {
+// shift the places of the others. It returns the text, the edits applied
+// and the fixes dropped.
+func applyVerified(text []byte, chosen []*Finding) ([]byte, []Edit, []*Finding) {
 	var all []Edit
 	for _, c := range chosen {
 		all = append(all, c.Fix.Edits...)
 	}
+	all = withoutRepeats(all)
 	if out, err := applyEdits(text, all); err == nil && Parses(out) == nil {
-		return out, nil
+		return out, all, nil
 	}
 	var dropped []*Finding
 	var kept []Edit
 	cur := text
 	for _, c := range chosen {
-		edits := append(append([]Edit(nil), kept...), c.Fix.Edits...)
+		edits := withoutRepeats(append(append([]Edit(nil), kept...), c.Fix.Edits...))
 		out, err := applyEdits(text, edits)
 		if err == nil && Parses(out) == nil {
 			kept, cur = edits, out
@@ -293,7 +295,26 @@ func applyVerified(text []byte, chosen []*Finding) ([]byte, []*Finding) {
 			dropped = append(dropped, c)
 		}
 	}
-	return cur, dropped
+	return cur, kept, dropped
+}
+
+// withoutRepeats drops an insertion identical to an earlier one: two fixes
+// that each add the import they need add it once.
+func withoutRepeats(edits []Edit) []Edit {
+	out := edits[:0:0]
+	for i, e := range edits {
+		repeat := false
+		for _, prev := range edits[:i] {
+			if e.Start == e.End && e == prev {
+				repeat = true
+				break
+			}
+		}
+		if !repeat {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // prepare rejects what is not UTF-8 Python text and strips a BOM.

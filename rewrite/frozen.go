@@ -23,23 +23,6 @@ func TouchesFrozen(fx *Fix, frozen []Span) bool {
 	return false
 }
 
-// applied are the edits of the chosen fixes that were not dropped.
-func applied(chosen, dropped []*Finding) []Edit {
-	out := []Edit{}
-	for _, c := range chosen {
-		keep := true
-		for _, d := range dropped {
-			if d == c {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, c.Fix.Edits...)
-		}
-	}
-	return out
-}
-
 // shiftSpans moves frozen spans past the applied edits, which never touch
 // them: an insertion at a span's start goes before it, one at its end after.
 func shiftSpans(frozen []Span, edits []Edit) []Span {

@@ -40,3 +40,35 @@ func TestPanickingRuleIsAnErrorForThatFile(t *testing.T) {
 		t.Fatalf("want a RuleError naming LTF998, got %v", err)
 	}
 }
+
+// A fix deferred because it clashes with another (two keywords inserted in
+// one place) does not move the frozen spans until it is applied.
+func TestFrozenSpansFollowOnlyAppliedEdits(t *testing.T) {
+	keyword := func(code, kw string) *Rule {
+		return &Rule{Code: code, Name: code, Severity: SeverityInfo, Run: func(p *Pass) {
+			text := string(p.Src.Text)
+			if strings.Contains(text, kw) {
+				return
+			}
+			at := strings.Index(text, ")")
+			insert := kw
+			if text[at-1] != '(' {
+				insert = ", " + kw
+			}
+			p.Report(Finding{Start: at, End: at, Message: kw, Fix: &Fix{Edits: []Edit{{Start: at, End: at, NewText: insert}}}})
+		}}
+	}
+	e := &Engine{rules: []*Rule{keyword("LTF901", "a=1"), keyword("LTF902", "b=2")}}
+	src := "v = g()\nb = 2\n"
+	frozen := []Span{{Start: 8, End: 13}}
+	res, err := e.FixFrozen([]byte(src), Versions{}, frozen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.Output); got != "v = g(a=1, b=2)\nb = 2\n" {
+		t.Fatalf("output %q", got)
+	}
+	if s := res.Frozen[0]; string(res.Output[s.Start:s.End]) != "b = 2" {
+		t.Errorf("frozen span moved to %v: %q", s, res.Output[s.Start:s.End])
+	}
+}
