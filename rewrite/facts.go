@@ -37,6 +37,15 @@ type Call struct {
 	Func   *Func
 }
 
+// Object is the callee before its last name: "model" for model.half(), ""
+// for a bare half().
+func (c *Call) Object() string {
+	if len(c.Dotted) <= len(c.Method) {
+		return ""
+	}
+	return c.Dotted[:len(c.Dotted)-len(c.Method)-1]
+}
+
 // Assign is one assignment "target = value".
 type Assign struct {
 	Node   *sitter.Node // the assignment node

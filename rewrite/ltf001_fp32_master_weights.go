@@ -218,8 +218,7 @@ func postLoadCasts(p *Pass, l *Load) {
 		if c.Func != l.Func || c.Node.StartByte() < l.Node.EndByte() || !isCast(c) {
 			continue
 		}
-		obj := c.Dotted[:len(c.Dotted)-len(c.Method)-1]
-		if obj != l.Target {
+		if c.Object() != l.Target {
 			continue
 		}
 		stmt := Statement(c.Node)

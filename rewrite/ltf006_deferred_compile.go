@@ -207,10 +207,10 @@ func disableArgument(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
 // isModelVar reports a call on a variable that holds the trained model: the
 // target of a training load or of get_peft_model.
 func (f *File) isModelVar(c *Call) bool {
-	if len(c.Dotted) <= len(c.Method) {
-		return false // a bare compile(...): no object
+	obj := c.Object()
+	if obj == "" {
+		return false // a bare compile(...)
 	}
-	obj := c.Dotted[:len(c.Dotted)-len(c.Method)-1]
 	for _, l := range f.TrainingLoads() {
 		if l.Target == obj {
 			return true
