@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"runtime"
 	"strings"
@@ -152,6 +153,21 @@ func unwrapPathError(err error) error {
 // in the order of files. It stops early when ctx is cancelled; a file being
 // written is then finished, never left half-written.
 func Run(ctx context.Context, opts *Options, files []string, emit func(*File)) {
+	RunSeq(ctx, opts, func(yield func(string, error) bool) {
+		for _, p := range files {
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}, emit)
+}
+
+// RunSeq is Run over a stream of paths, such as Walk yields: a path that
+// comes with an error is emitted as a File with that error, in its place.
+// Memory is bounded by the files in flight (a window of 4 per worker),
+// never by the number of files. For a check (not Fix) run the bytes are
+// dropped from each File once emit returns.
+func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*File)) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -160,42 +176,47 @@ func Run(ctx context.Context, opts *Options, files []string, emit func(*File)) {
 		done chan struct{}
 		file *File
 	}
-	// A bounded window of in-flight files keeps memory independent of the
-	// number of files.
-	window := make(chan *slot, jobs*4)
-	work := make(chan struct {
+	type item struct {
 		path string
 		s    *slot
-	})
+	}
+	window := make(chan *slot, jobs*4)
+	work := make(chan item)
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for item := range work {
-				item.s.file = ProcessPath(opts, item.path)
-				close(item.s.done)
+			for it := range work {
+				it.s.file = ProcessPath(opts, it.path)
+				close(it.s.done)
 			}
 		}()
 	}
 	go func() {
 		defer close(window)
 		defer close(work)
-		for _, p := range files {
+		for p, err := range paths {
 			if ctx.Err() != nil {
 				return
 			}
 			s := &slot{done: make(chan struct{})}
+			if err != nil {
+				s.file = &File{Path: p, Err: err}
+				close(s.done)
+				window <- s
+				continue
+			}
 			window <- s
-			work <- struct {
-				path string
-				s    *slot
-			}{p, s}
+			work <- item{p, s}
 		}
 	}()
 	for s := range window {
 		<-s.done
 		emit(s.file)
+		if !opts.Fix {
+			s.file.Before, s.file.After = nil, nil
+		}
 	}
 	wg.Wait()
 }

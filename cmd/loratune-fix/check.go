@@ -16,7 +16,8 @@ func newCheckCmd() *cobra.Command {
 		Use:   "check [flags] PATH...",
 		Short: "List the findings; exit 1 when there is any",
 		Long: `Lists findings as path:line:col: CODE name: message, with [*] on those that have a
-fix. --output-format json prints one JSON array (schema in docs/json-output.md).
+fix. --output-format json prints one JSON array (schema in docs/json-output.md),
+jsonl one JSON object per file as each file is done.
 Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -24,8 +25,8 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 			if err != nil {
 				return err
 			}
-			if format != "text" && format != "json" {
-				return fmt.Errorf("--output-format %q: want text or json", format)
+			if format != "text" && format != "json" && format != "jsonl" {
+				return fmt.Errorf("--output-format %q: want text, json or jsonl", format)
 			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var js report.JSONArray
@@ -37,9 +38,12 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 						fixable++
 					}
 				}
-				if format == "json" {
+				switch format {
+				case "json":
 					js.Add(f)
-				} else {
+				case "jsonl":
+					report.JSONLine(out, f)
+				default:
 					report.Text(out, f)
 				}
 			})
@@ -47,10 +51,12 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 				if err := js.Flush(out); err != nil {
 					return err
 				}
-			} else if total > 0 {
+			} else if total > 0 && format == "text" {
 				fmt.Fprintf(stderr, "Found %d finding(s); %d fixable with `loratune-fix fix`.\n", total, fixable)
 			}
 			switch {
+			case interrupted():
+				return exitCode(exitInterrupted)
 			case errs > 0:
 				return exitCode(exitError)
 			case total > 0:
@@ -60,6 +66,7 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 		},
 	}
 	rf.register(cmd)
-	cmd.Flags().StringVar(&format, "output-format", "text", "text or json")
+	rf.bulk.register(cmd)
+	cmd.Flags().StringVar(&format, "output-format", "text", "text, json or jsonl")
 	return cmd
 }

@@ -22,6 +22,7 @@ type ruleFlags struct {
 	jobs                       int
 	maxFileSize                int64
 	parseTimeout               time.Duration
+	bulk                       bulkFlags // registered by the commands that walk folders
 }
 
 func (r *ruleFlags) register(cmd *cobra.Command) {
@@ -102,12 +103,23 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		}
 		emit(f)
 	}
-	found, derrs := runner.Discover(files)
-	for _, e := range derrs {
-		fmt.Fprintln(stderr, "error:", e)
-		errs++
+	wo, err := r.bulk.walkOptions()
+	if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return errs + 1
 	}
-	runner.Run(cmdContext(), opts, found, func(f *runner.File) {
+	prog := newProgress(stderr, r.bulk.quiet, "files", func() int64 {
+		var n int64
+		for range runner.Walk(files, wo) {
+			n++
+		}
+		return n
+	})
+	defer prog.finish()
+	runner.RunSeq(cmdContext(), opts, runner.Walk(files, wo), func(f *runner.File) {
+		if f.Err != nil || len(f.Dropped) > 0 || f.Written {
+			prog.clear() // a line for stderr follows
+		}
 		if f.Err != nil {
 			fmt.Fprintln(stderr, "error:", f.Err)
 			errs++
@@ -115,6 +127,7 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		for _, d := range f.Dropped {
 			fmt.Fprintf(stderr, "error: %s: %s\n", f.Path, d)
 		}
+		prog.step(len(f.Diags))
 		emit(f)
 	})
 	return errs

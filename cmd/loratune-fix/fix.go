@@ -32,6 +32,9 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 			if colored {
 				pal = udiff.ANSI
 			}
+			if format != "diff" && format != "json" && format != "jsonl" {
+				return fmt.Errorf("--output-format %q: want diff, json or jsonl", format)
+			}
 			opts, err := rf.options(true, write)
 			if err != nil {
 				return err
@@ -40,6 +43,9 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 			var js report.JSONArray
 			changed, fixes, unfixed := 0, 0, 0
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
+				if format == "jsonl" {
+					report.JSONLine(out, f)
+				}
 				if f.Err != nil {
 					return
 				}
@@ -56,6 +62,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 				switch {
 				case format == "json":
 					js.Add(f)
+				case format == "jsonl":
 				case args[0] == "-" && len(args) == 1:
 					out.Write(f.After)
 				case write:
@@ -71,10 +78,12 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 					return err
 				}
 			}
-			if !write && args[0] != "-" && format != "json" {
+			if !write && args[0] != "-" && format == "diff" {
 				summary(stderr, changed, fixes, unfixed)
 			}
 			switch {
+			case interrupted():
+				return exitCode(exitInterrupted)
 			case errs > 0:
 				return exitCode(exitError)
 			case check && changed > 0:
@@ -84,10 +93,11 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 		},
 	}
 	rf.register(cmd)
+	rf.bulk.register(cmd)
 	cmd.Flags().BoolVarP(&write, "write", "w", false, "write the fixed files")
 	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when any file would change (the diff is printed too)")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
-	cmd.Flags().StringVar(&format, "output-format", "diff", "diff, or json (the findings with their fixes)")
+	cmd.Flags().StringVar(&format, "output-format", "diff", "diff, json (the findings with their fixes) or jsonl (one object per file)")
 	return cmd
 }
 
