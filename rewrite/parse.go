@@ -68,19 +68,19 @@ var parserPool = sync.Pool{New: func() any {
 var ErrParseTimeout = errors.New("parse took longer than the limit")
 
 // parse parses text with a pooled parser, bounded by limit (0: none).
+// The bound is tree-sitter's own timeout, not a context: smacker's
+// ParseCtx watches the context from a goroutine that can still set the
+// parser's cancel flag after the parse is done (when the deferred cancel
+// wins the race), and that flag, never cleared, then fails every later
+// parse of that pooled parser with "operation limit was hit".
 func parse(text []byte, limit time.Duration) (*sitter.Tree, error) {
 	p := parserPool.Get().(*sitter.Parser)
 	defer parserPool.Put(p)
-	ctx := context.Background()
-	if limit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, limit)
-		defer cancel()
-	}
-	tree, err := p.ParseCtx(ctx, nil, text)
+	p.SetOperationLimit(int(limit.Microseconds()))
+	tree, err := p.ParseCtx(context.Background(), nil, text)
 	if err != nil {
 		p.Reset()
-		if errors.Is(err, context.DeadlineExceeded) {
+		if limit > 0 && errors.Is(err, sitter.ErrOperationLimit) {
 			return nil, ErrParseTimeout
 		}
 		return nil, err
