@@ -18,6 +18,9 @@ func span(fx *Fix) (int, int) {
 // edit of one replaces bytes that an edit of the other touches. Two pure
 // insertions at the same offset do not conflict; they keep rule order.
 func conflicts(a, b *Fix) bool {
+	if a.Claim != "" && a.Claim == b.Claim {
+		return true
+	}
 	for _, x := range a.Edits {
 		for _, y := range b.Edits {
 			if x.Start == x.End && y.Start == y.End {

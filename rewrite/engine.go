@@ -29,6 +29,14 @@ type Options struct {
 type Engine struct {
 	rules []*Rule
 	opts  Options
+	gates []gate // the prefilter, one per rule
+}
+
+// gate is one rule's prefilter: any of words, and, for a TrainingOnly rule,
+// any of trainingWords too.
+type gate struct {
+	words    [][]byte
+	training bool
 }
 
 // New checks the options and returns an engine.
@@ -40,7 +48,15 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{rules: rules, opts: opts}, nil
+	e := &Engine{rules: rules, opts: opts}
+	for _, r := range rules {
+		g := gate{training: r.TrainingOnly}
+		for _, w := range r.Triggers {
+			g.words = append(g.words, []byte(w))
+		}
+		e.gates = append(e.gates, g)
+	}
+	return e, nil
 }
 
 // Rules are the rules this engine runs, in code order.
@@ -62,10 +78,41 @@ func (e *Engine) Triggers() [][]byte {
 	return out
 }
 
-// MayMatch is the prefilter: false means no selected rule can find anything.
+// MayMatch is the prefilter: false means no selected rule can find
+// anything, so the file need not be parsed.
 func (e *Engine) MayMatch(text []byte) bool {
-	for _, t := range e.Triggers() {
-		if bytes.Contains(text, t) {
+	training := -1 // unknown until a gate asks
+	for _, g := range e.gates {
+		if !containsAny(text, g.words) {
+			continue
+		}
+		if !g.training {
+			return true
+		}
+		if training < 0 {
+			training = 0
+			if containsAny(text, trainingBytes) {
+				training = 1
+			}
+		}
+		if training == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+var trainingBytes = func() [][]byte {
+	var out [][]byte
+	for _, w := range trainingWords {
+		out = append(out, []byte(w))
+	}
+	return out
+}()
+
+func containsAny(text []byte, words [][]byte) bool {
+	for _, w := range words {
+		if bytes.Contains(text, w) {
 			return true
 		}
 	}

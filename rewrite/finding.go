@@ -36,6 +36,10 @@ type Fix struct {
 	Applicability Applicability `json:"applicability"`
 	Message       string        `json:"message"`
 	Edits         []Edit        `json:"edits"`
+	// Claim names a place that two fixes must not change in the same pass
+	// even when their edits do not overlap, such as the argument list that
+	// both add a keyword to (each would add its own comma).
+	Claim string `json:"-"`
 }
 
 // Finding is one diagnostic of one rule. Start and End are byte offsets in

@@ -17,6 +17,7 @@ type Load struct {
 	Target    string       // what the result is assigned to, "model"
 	ModelID   string       // the literal model id, when known
 	IDKnown   bool
+	kwargs    kwargs
 }
 
 var modelClass = regexp.MustCompile(`^(AutoModel\w*|AutoPeftModel\w*|\w+For[A-Z]\w*|\w*Model)$`)
@@ -42,7 +43,7 @@ func (f *File) findLoads() []*Load {
 			continue
 		}
 		class := parts[len(parts)-2]
-		if !modelClass.MatchString(class) || class == "PeftModel" || strings.Contains(class, "Tokenizer") {
+		if !modelClass.MatchString(class) && !f.modelSubclass(class) || class == "PeftModel" || strings.Contains(class, "Tokenizer") {
 			continue
 		}
 		l := &Load{Call: c, Stmt: Statement(c.Node)}
@@ -56,8 +57,12 @@ func (f *File) findLoads() []*Load {
 				l.Use = NotTraining
 			}
 		}
-		l.Quantized = f.quantized(c)
+		l.kwargs = f.resolveKwargs(c)
+		l.Quantized = f.quantized(l)
 		l.Target = assignedTo(c.Node, text)
+		if l.Use != NotTraining && f.auxiliary(l) {
+			l.Use = NotTraining // a frozen reference, reward or teacher model
+		}
 		if c.Method == "from_pretrained" {
 			id := KeywordValue(c.Args, "pretrained_model_name_or_path", text)
 			if args := realArgs(c.Args); id == nil && len(args) > 0 && args[0].Type() != "keyword_argument" {
@@ -100,15 +105,53 @@ func (f *File) usedByTraining(l *Load) bool {
 var quantKeywords = []string{"quantization_config", "load_in_4bit", "load_in_8bit"}
 
 // quantized reports a quantized load: a quantization config or a
-// load_in_4bit/8bit flag that is not a literal False.
-func (f *File) quantized(c *Call) bool {
+// load_in_4bit/8bit flag that is not a literal False. Mxfp4Config with
+// dequantize=True loads plain weights: not quantized training.
+func (f *File) quantized(l *Load) bool {
 	text := f.Src.Text
 	for _, k := range quantKeywords {
-		if v := KeywordValue(c.Args, k, text); v != nil && v.Content(text) != "False" && v.Content(text) != "None" {
-			return true
+		v := l.Arg(k, text)
+		if v == nil || v.Content(text) == "False" || v.Content(text) == "None" {
+			continue
 		}
+		if cfg := f.definition(v, l.Func); cfg != nil && cfg.Type() == "call" {
+			callee := dottedName(cfg.ChildByFieldName("function"), text)
+			if strings.HasSuffix(callee, "Mxfp4Config") {
+				if d := KeywordValue(cfg.ChildByFieldName("arguments"), "dequantize", text); d != nil && d.Content(text) == "True" {
+					continue
+				}
+			}
+		}
+		return true
 	}
 	return false
+}
+
+// definition follows a name to the value last assigned to it before n in
+// scope fn (or at module level); other nodes are their own definition.
+func (f *File) definition(n *sitter.Node, fn *Func) *sitter.Node {
+	if n.Type() != "identifier" {
+		return n
+	}
+	if a := f.lastAssign(n.Content(f.Src.Text), fn, n); a != nil {
+		return a.Value
+	}
+	return nil
+}
+
+// lastAssign is the last assignment to name before n, in fn or at module
+// level (fn's own assignments win).
+func (f *File) lastAssign(name string, fn *Func, n *sitter.Node) *Assign {
+	var best *Assign
+	for _, a := range f.Assigns {
+		if a.Text != name || a.Node.StartByte() >= n.StartByte() || (a.Func != fn && a.Func != f.module) {
+			continue
+		}
+		if best == nil || a.Func == fn || best.Func == f.module {
+			best = a
+		}
+	}
+	return best
 }
 
 // assignedTo is the target of "target = <call>" (the call possibly chained,
@@ -153,4 +196,56 @@ func (f *File) statementIn(n *sitter.Node, fn *Func) *sitter.Node {
 func (f *File) torchName(attr string) (string, []Edit) {
 	local, edits := ensureImport(f, "torch")
 	return local + "." + attr, edits
+}
+
+var auxName = regexp.MustCompile(`(?i)(^|[._])(ref|reference|reward|teacher|embed\w*|judge)(_?model)?$`)
+
+// auxiliary reports a model that a trainer uses frozen: passed as
+// ref_model=/reward_model=/teacher_model=, or named so.
+func (f *File) auxiliary(l *Load) bool {
+	if l.Target == "" {
+		return false
+	}
+	if auxName.MatchString(l.Target) {
+		return true
+	}
+	text := f.Src.Text
+	for _, c := range f.Calls {
+		if !c.IsTrainerCall() {
+			continue
+		}
+		for _, k := range []string{"ref_model", "reward_model", "teacher_model", "reward_funcs"} {
+			if v := KeywordValue(c.Args, k, text); v != nil && compact(v.Content(text)) == l.Target {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// modelSubclass reports a class of this file that derives from a model
+// class (class MyLlama(LlamaForCausalLM): ...).
+func (f *File) modelSubclass(class string) bool {
+	text := f.Src.Text
+	for i := 0; i < int(f.Root.NamedChildCount()); i++ {
+		n := f.Root.NamedChild(i)
+		if n.Type() == "decorated_definition" {
+			n = n.ChildByFieldName("definition")
+		}
+		if n == nil || n.Type() != "class_definition" || n.ChildByFieldName("name").Content(text) != class {
+			continue
+		}
+		supers := n.ChildByFieldName("superclasses")
+		if supers == nil {
+			return false
+		}
+		for j := 0; j < int(supers.NamedChildCount()); j++ {
+			base := dottedName(supers.NamedChild(j), text)
+			base = base[strings.LastIndexByte(base, '.')+1:]
+			if modelClass.MatchString(base) || base != class && f.modelSubclass(base) {
+				return true
+			}
+		}
+	}
+	return false
 }

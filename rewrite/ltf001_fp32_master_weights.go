@@ -2,18 +2,18 @@ package rewrite
 
 import (
 	"fmt"
-	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var fp32MasterWeights = &Rule{
-	Code:     "LTF001",
-	Name:     "fp32-master-weights",
-	Summary:  "load the trained model in float32; bf16 compute stays through TrainingArguments(bf16=True)",
-	Severity: SeverityError,
-	Profiles: []string{ProfileDefault},
-	Triggers: []string{"from_pretrained", "from_config"},
+	Code:         "LTF001",
+	Name:         "fp32-master-weights",
+	Summary:      "load the trained model in float32; bf16 compute stays through TrainingArguments(bf16=True)",
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault},
+	Triggers:     []string{"from_pretrained", "from_config"},
+	TrainingOnly: true,
 	Doc: `## What it does
 Turns the dtype of a training load (torch_dtype= or dtype=, whichever the
 script uses) from bfloat16, float16 or "auto" into torch.float32. Where the
@@ -52,16 +52,17 @@ numerical headroom; it does not cure the cuDNN NaN (LTF002 or LTF007 does).
 
 const fp32Cost = "costs 4 bytes a parameter (8B model: ~32 GB of weights; measured peak 1.6-2.3x the bf16 run, 11-17% slower)"
 
+var dtypeStrings = map[string]string{
+	"bfloat16": "bfloat16", "float16": "float16", "half": "float16", "auto": "auto",
+	"float32": "float32", "float": "float32",
+}
+
 // lowPrecision classifies a dtype expression: "bfloat16", "float16",
 // "auto", "float32", or "" when it is not a literal dtype.
 func lowPrecision(f *File, v *sitter.Node) string {
 	text := f.Src.Text
 	if s, ok := StringValue(v, text); ok {
-		switch s {
-		case "bfloat16", "float16", "half", "auto", "float32", "float":
-			return strings.NewReplacer("half", "float16", "float", "float32").Replace(s)
-		}
-		return ""
+		return dtypeStrings[s]
 	}
 	if v.Type() != "attribute" && v.Type() != "identifier" {
 		return ""
@@ -84,15 +85,15 @@ func runFP32MasterWeights(p *Pass) {
 			continue
 		}
 		kw := "dtype"
-		v := KeywordValue(l.Args, "dtype", text)
+		v := l.Arg("dtype", text)
 		if v == nil {
 			kw = "torch_dtype"
-			v = KeywordValue(l.Args, "torch_dtype", text)
+			v = l.Arg("torch_dtype", text)
 		}
 		if l.Use == Shared {
-			if v != nil && lowPrecision(f, v) != "float32" {
-				p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-					Message: fmt.Sprintf("%s() in %s loads the model for both training and inference: pass %s=torch.float32 from the training caller", l.Method, l.Func.Name, kw)})
+			if v == nil || lowPrecision(f, v) != "float32" {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+					Message: fmt.Sprintf("%s() loads the model for both training and inference (its callers do both): pass torch.float32 from the training caller, keep half precision for inference", l.Func.Name)})
 			}
 			continue
 		}
@@ -104,41 +105,141 @@ func runFP32MasterWeights(p *Pass) {
 			continue
 		}
 		if v == nil {
-			tv := p.Versions.Transformers
-			if tv.Below(5, 0) {
-				continue // 4.x loads float32 by default
+			missingDtype(p, l)
+		} else {
+			lowDtype(p, l, kw, v)
+		}
+		postLoadCasts(p, l)
+	}
+	trlStringModels(p, func(t *trlLoad) { trlDtype(p, t) })
+}
+
+// missingDtype adds an explicit float32 where transformers' default is the
+// checkpoint's dtype (5.x, or no pin found).
+func missingDtype(p *Pass, l *Load) {
+	f := p.File
+	tv := p.Versions.Transformers
+	if tv.Below(5, 0) {
+		return // 4.x loads float32 by default
+	}
+	if l.Opaque() {
+		p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+			Message: "training load with **kwargs and no visible dtype: make sure it loads float32 (the default is \"auto\", bf16 for Llama-3, from transformers 5)"})
+		return
+	}
+	kw := "torch_dtype"
+	if tv.AtLeast(4, 56) {
+		kw = "dtype"
+	}
+	name, imp := f.torchName("float32")
+	edits, ok := addKeyword(p.Src, l.Args, kw, name)
+	fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+		Message: fmt.Sprintf("training load without a dtype loads the checkpoint's dtype (bf16 for Llama-3) under transformers >= 5 (assumed: %s); load float32 masters, bf16 compute stays through autocast; %s",
+			tv.Describe("transformers"), fp32Cost)}
+	if ok {
+		fd.Fix = &Fix{Message: fmt.Sprintf("add %s=%s", kw, name), Edits: append(edits, imp...), Claim: argsClaim(l.Args)}
+	}
+	p.Report(fd)
+}
+
+// lowDtype turns a bf16/fp16/"auto" dtype into float32. A dtype held in a
+// variable is replaced at the use site, so that other users of the variable
+// (bnb_4bit_compute_dtype) keep it; one decided at run time is a warning.
+func lowDtype(p *Pass, l *Load, kw string, v *sitter.Node) {
+	f, text := p.File, p.Src.Text
+	kind := lowPrecision(f, v)
+	shown := v.Content(text)
+	if kind == "" && v.Type() == "identifier" {
+		if def := f.definition(v, l.Func); def != nil && def != v {
+			if kind = lowPrecision(f, def); kind != "" {
+				shown = fmt.Sprintf("%s (= %s)", v.Content(text), def.Content(text))
 			}
-			if HasSplat(l.Args) {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-					Message: "training load with **kwargs and no visible dtype: make sure it loads float32 (the default is \"auto\", bf16 for Llama-3, from transformers 5)"})
-				continue
+		}
+	}
+	switch kind {
+	case "float32":
+	case "bfloat16", "float16", "auto":
+		name, imp := f.torchName("float32")
+		p.Report(Finding{Start: start(v), End: end(v),
+			Message: fmt.Sprintf("%s=%s on a training load makes bf16=True/fp16=True training pure low precision (params, grads and optimizer state); load float32 masters, compute stays bf16 through autocast; %s", kw, shown, fp32Cost),
+			Fix:     &Fix{Message: fmt.Sprintf("load float32 masters: %s=%s", kw, name), Edits: append([]Edit{{Start: start(v), End: end(v), NewText: name}}, imp...)}})
+	default:
+		p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+			Message: fmt.Sprintf("%s comes from %s, decided at run time: make sure the training load gets torch.float32 (bf16/fp16 weights make training pure low precision)", kw, f.runtimeSource(v, l.Func))})
+	}
+}
+
+// castMethods cast a whole model: after an fp32 load they undo it.
+var castMethods = map[string]string{"half": "float16", "bfloat16": "bfloat16"}
+
+// postLoadCasts finds model.half(), model.bfloat16(), model.to(torch.bfloat16)
+// on the training path after the load, and a cast chained on the load.
+func postLoadCasts(p *Pass, l *Load) {
+	f, text := p.File, p.Src.Text
+	isCast := func(c *Call) bool {
+		if _, ok := castMethods[c.Method]; ok && len(realArgs(c.Args)) == 0 {
+			return true
+		}
+		if c.Method == "to" {
+			args := realArgs(c.Args)
+			if len(args) == 1 {
+				a := args[0]
+				if a.Type() == "keyword_argument" && a.ChildByFieldName("name").Content(text) == "dtype" {
+					a = a.ChildByFieldName("value")
+				}
+				k := lowPrecision(f, a)
+				return k == "bfloat16" || k == "float16"
 			}
-			kw = "torch_dtype"
-			if tv.AtLeast(4, 56) {
-				kw = "dtype"
+		}
+		return false
+	}
+	// Chained on the load: AutoModel...from_pretrained(...).half()
+	if attr := l.Node.Parent(); attr != nil && attr.Type() == "attribute" {
+		if outer := attr.Parent(); outer != nil && outer.Type() == "call" {
+			for _, c := range f.Calls {
+				if c.Node.Equal(outer) && isCast(c) {
+					p.Report(Finding{Start: end(l.Node), End: end(outer),
+						Message: fmt.Sprintf(".%s chained on the training load casts the fp32 masters back to half precision", compact(string(text[end(l.Node)+1:end(outer)]))),
+						Fix:     &Fix{Message: "remove the cast", Edits: []Edit{{Start: end(l.Node), End: end(outer)}}}})
+				}
 			}
-			name, imp := f.torchName("float32")
-			edits, ok := addKeyword(p.Src, l.Args, kw, name)
-			fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-				Message: fmt.Sprintf("training load without a dtype loads the checkpoint's dtype (bf16 for Llama-3) under transformers >= 5 (%s); load float32 masters, bf16 compute stays through autocast; %s",
-					tv.Describe("transformers"), fp32Cost)}
-			if ok {
-				fd.Fix = &Fix{Message: fmt.Sprintf("add %s=%s", kw, name), Edits: append(edits, imp...)}
-			}
-			p.Report(fd)
+		}
+	}
+	if l.Target == "" {
+		return
+	}
+	for _, c := range f.Calls {
+		if c.Func != l.Func || c.Node.StartByte() < l.Node.EndByte() || !isCast(c) {
 			continue
 		}
-		switch kind := lowPrecision(f, v); kind {
-		case "float32":
-		case "bfloat16", "float16", "auto":
-			name, imp := f.torchName("float32")
-			was := v.Content(text)
-			p.Report(Finding{Start: start(v), End: end(v),
-				Message: fmt.Sprintf("%s=%s on a training load makes bf16=True/fp16=True training pure low precision (params, grads and optimizer state); load float32 masters, compute stays bf16 through autocast; %s", kw, was, fp32Cost),
-				Fix:     &Fix{Message: fmt.Sprintf("load float32 masters: %s=%s", kw, name), Edits: append([]Edit{{Start: start(v), End: end(v), NewText: name}}, imp...)}})
-		default:
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf("%s=%s is decided at run time: make sure the training load gets torch.float32 (bf16/fp16 weights make training pure low precision)", kw, v.Content(text))})
+		obj := c.Dotted[:len(c.Dotted)-len(c.Method)-1]
+		if obj != l.Target {
+			continue
 		}
+		stmt := Statement(c.Node)
+		if stmt == nil || stmt.Type() != "expression_statement" {
+			continue
+		}
+		// Only "model.half()" or "model = model.half()" as a whole statement.
+		inner := stmt.NamedChild(0)
+		if inner.Type() == "assignment" {
+			if compact(inner.ChildByFieldName("left").Content(text)) != l.Target || !inner.ChildByFieldName("right").Equal(c.Node) {
+				continue
+			}
+		} else if !inner.Equal(c.Node) {
+			continue
+		}
+		fd := Finding{Start: start(c.Node), End: end(c.Node),
+			Message: fmt.Sprintf("%s after the fp32 load casts the masters back to half precision: training would be pure low precision again", compact(c.Node.Content(text)))}
+		e, ok := replaceStatement(p.Src, stmt, nil)
+		if ok {
+			fd.Fix = &Fix{Message: "remove the cast", Edits: []Edit{e}}
+			if stmt.Parent() == nil || l.Func.Body == nil && stmt.Parent().Type() != "module" || l.Func.Body != nil && !stmt.Parent().Equal(l.Func.Body) {
+				// Inside an if/for/with: whether every path reaches it is unclear.
+				fd.Fix.Applicability = Unsafe
+				fd.Fix.Message = "remove the cast (unsafe: it sits inside a branch or loop; check the path it serves)"
+			}
+		}
+		p.Report(fd)
 	}
 }

@@ -3,12 +3,13 @@ package rewrite
 import "fmt"
 
 var eagerAttention = &Rule{
-	Code:     "LTF002",
-	Name:     "eager-attention",
-	Summary:  `train with attn_implementation="eager" instead of fused SDPA`,
-	Severity: SeverityError,
-	Profiles: []string{ProfileDefault},
-	Triggers: []string{"from_pretrained", "from_config"},
+	Code:         "LTF002",
+	Name:         "eager-attention",
+	Summary:      `train with attn_implementation="eager" instead of fused SDPA`,
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault},
+	Triggers:     []string{"from_pretrained", "from_config"},
+	TrainingOnly: true,
 	Doc: `## What it does
 Adds attn_implementation="eager" to a training load, or replaces "sdpa".
 
@@ -40,36 +41,46 @@ off, --profile lean) keeps SDPA at almost no cost.`,
 
 func runEagerAttention(p *Pass) {
 	text := p.Src.Text
+	packing := packingInFile(p.File)
 	for _, l := range p.File.ModelLoads() {
-		if l.Use != Training {
+		if l.Use == NotTraining {
 			continue
 		}
-		v := KeywordValue(l.Args, "attn_implementation", text)
+		v := l.Arg("attn_implementation", text)
+		if l.Use == Shared {
+			if v == nil {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+					Message: fmt.Sprintf(`%s() loads the model for both training and inference: pass attn_implementation="eager" from the training caller`, l.Func.Name)})
+			}
+			continue
+		}
 		if v == nil {
-			if p.Versions.Transformers.Below(4, 36) {
+			switch {
+			case packing:
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityInfo,
+					Message: "packing/padding_free needs flash attention: attention left as it is"})
+			case p.Versions.Transformers.Below(4, 36):
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 					Message: fmt.Sprintf("%s has no attn_implementation: switch the cuDNN SDPA backend off instead (--select LTF007)", p.Versions.Transformers.Describe("transformers"))})
-				continue
-			}
-			if HasSplat(l.Args) {
+			case l.Opaque():
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 					Message: `training load with **kwargs: make sure it passes attn_implementation="eager" (the default SDPA picks cuDNN, whose backward gives NaN on left-padded rows)`})
-				continue
+			default:
+				edits, ok := addKeyword(p.Src, l.Args, "attn_implementation", `"eager"`)
+				fd := Finding{Start: start(l.Node), End: end(l.Args),
+					Message: `training load uses the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" (O(L^2) memory; --profile lean fences cuDNN instead)`}
+				if ok {
+					fd.Fix = &Fix{Message: `add attn_implementation="eager"`, Edits: edits, Claim: argsClaim(l.Args)}
+				}
+				p.Report(fd)
 			}
-			edits, ok := addKeyword(p.Src, l.Args, "attn_implementation", `"eager"`)
-			fd := Finding{Start: start(l.Node), End: end(l.Args),
-				Message: `training load uses the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" (O(L^2) memory; --profile lean fences cuDNN instead)`}
-			if ok {
-				fd.Fix = &Fix{Message: `add attn_implementation="eager"`, Edits: edits}
-			}
-			p.Report(fd)
 			continue
 		}
 		s, ok := StringValue(v, text)
 		switch {
 		case !ok:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf(`attn_implementation=%s is decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, v.Content(text))})
+				Message: fmt.Sprintf(`attn_implementation comes from %s, decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.File.runtimeSource(v, l.Func))})
 		case s == "sdpa":
 			p.Report(Finding{Start: start(v), End: end(v),
 				Message: `attn_implementation="sdpa" picks cuDNN on Hopper, whose backward gives NaN on fully masked (left-padded) rows; train with "eager"`,
@@ -79,4 +90,5 @@ func runEagerAttention(p *Pass) {
 				Message: fmt.Sprintf("attn_implementation=%q does not use cuDNN SDPA; left as it is", s)})
 		}
 	}
+	trlStringModels(p, func(t *trlLoad) { trlAttention(p, t) })
 }

@@ -1,14 +1,20 @@
 package rewrite
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
 
 var trainingDeviceMap = &Rule{
-	Code:     "LTF003",
-	Name:     "training-device-map",
-	Summary:  `device_map="auto" on a training load becomes device_map=None`,
-	Severity: SeverityError,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"device_map"},
+	Code:         "LTF003",
+	Name:         "training-device-map",
+	Summary:      `device_map="auto" on a training load becomes device_map=None`,
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"device_map"},
+	TrainingOnly: true,
 	Doc: `## What it does
 Rewrites device_map="auto" (and "balanced", "balanced_low_0", "sequential")
 on a training load to device_map=None; the Trainer then places the model.
@@ -38,16 +44,31 @@ another plan (DDP with QLoRA, FSDP or DeepSpeed).`,
 var shardingMaps = map[string]bool{"auto": true, "balanced": true, "balanced_low_0": true, "sequential": true}
 
 func runTrainingDeviceMap(p *Pass) {
-	text := p.Src.Text
-	for _, l := range p.File.ModelLoads() {
-		if l.Use != Training {
+	f, text := p.File, p.Src.Text
+	// The old naive model-parallel hack: "auto" is then deliberate.
+	modelParallel := false
+	for _, a := range f.Assigns {
+		if (strings.HasSuffix(a.Text, ".model_parallel") || strings.HasSuffix(a.Text, ".is_parallelizable")) && a.Value.Content(text) == "True" {
+			modelParallel = true
+		}
+	}
+	for _, l := range f.ModelLoads() {
+		if l.Use == NotTraining {
 			continue
 		}
-		v := KeywordValue(l.Args, "device_map", text)
+		v := l.Arg("device_map", text)
 		if v == nil {
 			continue
 		}
-		s, ok := StringValue(v, text)
+		lit := v
+		if v.Type() == "identifier" {
+			// device_map = "auto", overwritten under "if ddp:": the literal
+			// on the non-DDP path is what a single-process run gets.
+			if a := f.lastAutoAssign(v, l); a != nil {
+				lit = a
+			}
+		}
+		s, ok := StringValue(lit, text)
 		if !ok || !shardingMaps[s] {
 			continue
 		}
@@ -55,13 +76,74 @@ func runTrainingDeviceMap(p *Pass) {
 		case l.Quantized:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
 				Message: fmt.Sprintf("quantized load keeps device_map=%q (bitsandbytes places the quantized weights itself); no change", s)})
-		case Keyword(l.Args, "max_memory", text) != nil || Keyword(l.Args, "offload_folder", text) != nil:
+		case l.Use == Shared:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf("device_map=%q with max_memory/offload_folder shards the model on purpose; training through a sharded, offloaded model is slow and refused under DDP: check it is meant", s)})
+				Message: fmt.Sprintf("%s() loads the model for both training and inference: device_map=%q suits inference only; pass device_map=None from the training caller", l.Func.Name, s)})
+		case l.Arg("max_memory", text) != nil || l.Arg("offload_folder", text) != nil || modelParallel:
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				Message: fmt.Sprintf("device_map=%q with max_memory/offload_folder or model_parallel shards the model on purpose; training through a sharded model is slow and refused under DDP: check it is meant", s)})
 		default:
-			p.Report(Finding{Start: start(v), End: end(v),
-				Message: fmt.Sprintf("device_map=%q shards a model for inference; a training load takes device_map=None and lets the Trainer place it (DDP refuses a sharded model)", s),
-				Fix:     &Fix{Message: "device_map=None", Edits: []Edit{{Start: start(v), End: end(v), NewText: "None"}}}})
+			msg := fmt.Sprintf("device_map=%q shards a model for inference; a training load takes device_map=None and lets the Trainer place it (DDP refuses a sharded model)", s)
+			if lit != v {
+				msg = fmt.Sprintf("%s is %q on the single-process path; ", v.Content(text), s) + msg
+			}
+			p.Report(Finding{Start: start(v), End: end(v), Message: msg,
+				Fix: &Fix{Message: "device_map=None", Edits: []Edit{{Start: start(lit), End: end(lit), NewText: "None"}}}})
 		}
 	}
+}
+
+// lastAutoAssign finds the string literal assigned to the device_map
+// variable v, when every use of the variable is this load's device_map (so
+// that editing the literal changes nothing else).
+func (f *File) lastAutoAssign(v *sitter.Node, l *Load) *sitter.Node {
+	text := f.Src.Text
+	name := v.Content(text)
+	var lit *sitter.Node
+	for _, a := range f.Assigns {
+		if a.Text != name || a.Func != l.Func || a.Node.StartByte() > l.Node.StartByte() {
+			continue
+		}
+		if s, ok := StringValue(a.Value, text); ok && shardingMaps[s] {
+			lit = a.Value
+		}
+	}
+	if lit == nil {
+		return nil
+	}
+	// Every other read of the name means it feeds something else.
+	scope := f.Root
+	if l.Func.Body != nil {
+		scope = l.Func.Body
+	}
+	for _, id := range identifiers(scope, name, text) {
+		p := id.Parent()
+		switch {
+		case p.Type() == "assignment" && p.ChildByFieldName("left").Equal(id):
+		case p.Type() == "keyword_argument" && p.ChildByFieldName("name").Equal(id):
+		case p.Type() == "keyword_argument" && p.ChildByFieldName("name").Content(text) == "device_map" && within(p, l.Args):
+		default:
+			return nil
+		}
+	}
+	return lit
+}
+
+// identifiers lists the identifier nodes spelled name under n.
+func identifiers(n *sitter.Node, name string, text []byte) []*sitter.Node {
+	var out []*sitter.Node
+	var walk func(*sitter.Node)
+	walk = func(c *sitter.Node) {
+		if c.Type() == "identifier" {
+			if c.Content(text) == name {
+				out = append(out, c)
+			}
+			return
+		}
+		for i := 0; i < int(c.NamedChildCount()); i++ {
+			walk(c.NamedChild(i))
+		}
+	}
+	walk(n)
+	return out
 }

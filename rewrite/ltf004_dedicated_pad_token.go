@@ -9,12 +9,13 @@ import (
 )
 
 var dedicatedPadToken = &Rule{
-	Code:     "LTF004",
-	Name:     "dedicated-pad-token",
-	Summary:  "give Llama-3 a dedicated pad token before get_peft_model and set model.config.pad_token_id",
-	Severity: SeverityError,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"pad_token", "from_pretrained"},
+	Code:         "LTF004",
+	Name:         "dedicated-pad-token",
+	Summary:      "give Llama-3 a dedicated pad token before get_peft_model and set model.config.pad_token_id",
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"pad_token", "from_pretrained"},
+	TrainingOnly: true,
 	Doc: `## What it does
 For a Llama-3 family model, replaces tokenizer.pad_token_id = 0, pad_token =
 eos_token (or unk_token), or no pad at all, by a dedicated pad set after the
@@ -157,7 +158,9 @@ func runDedicatedPadToken(p *Pass) {
 		case tok + ".pad_token", tok + ".pad_token_id":
 			switch padAssignment(a.Value, text) {
 			case "bad":
-				bad = append(bad, padStatement(a.Node, text))
+				if stmt := padStatement(a.Node, text); len(bad) == 0 || !bad[len(bad)-1].Equal(stmt) {
+					bad = append(bad, stmt)
+				}
 			case "good":
 				good = true
 			}
@@ -174,8 +177,25 @@ func runDedicatedPadToken(p *Pass) {
 			if strings.Contains(c.Args.Content(text), "pad_token") {
 				good = true
 			}
-		case "resize_token_embeddings", "smart_tokenizer_and_embedding_resize":
+		case "smart_tokenizer_and_embedding_resize":
 			resizes = true
+			if strings.Contains(c.Args.Content(text), "pad_token") {
+				good = true // alpaca's helper adds a dedicated pad and resizes
+			}
+		case "resize_token_embeddings":
+			resizes = true
+			if peft := firstCall(f, "get_peft_model", c.Func); peft != nil && c.Node.StartByte() > peft.Node.EndByte() {
+				p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityWarning,
+					Message: "resize_token_embeddings after get_peft_model: the new rows are neither trained nor saved with the adapter; resize before get_peft_model"})
+			}
+		}
+	}
+	// A custom state_dict override (alpaca-lora) saves only the adapter
+	// weights, so resized embedding rows would be lost on save.
+	stateDictOverride := false
+	for _, a := range f.Assigns {
+		if strings.HasSuffix(a.Text, ".state_dict") {
+			stateDictOverride = true
 		}
 	}
 	if kv := KeywordValue(tokAssign.Value.ChildByFieldName("arguments"), "pad_token", text); kv != nil && padAssignment(kv, text) == "good" {
@@ -192,13 +212,7 @@ func runDedicatedPadToken(p *Pass) {
 			anchor = t
 		}
 	}
-	var peft *Call
-	for _, c := range f.Calls {
-		if c.Method == "get_peft_model" && c.Func == load.Func {
-			peft = c
-			break
-		}
-	}
+	peft := firstCall(f, "get_peft_model", load.Func)
 	report := func(sev Severity, msg string, fix *Fix) {
 		at := load.Node
 		if len(bad) > 0 {
@@ -289,7 +303,12 @@ func runDedicatedPadToken(p *Pass) {
 		return
 	}
 	edits = append(edits, e)
-	report(sev, msg, &Fix{Message: "set a dedicated pad token and model.config.pad_token_id", Edits: edits})
+	fix := &Fix{Message: "set a dedicated pad token and model.config.pad_token_id", Edits: edits}
+	if needsResize && stateDictOverride {
+		fix.Applicability = Unsafe
+		fix.Message += " (unsafe: the file overrides model.state_dict, which will not save the resized embedding rows; save them with modules_to_save)"
+	}
+	report(sev, msg, fix)
 }
 
 // padStatement is the statement to remove for a bad pad assignment: the
@@ -309,4 +328,14 @@ func padStatement(assign *sitter.Node, text []byte) *sitter.Node {
 		}
 	}
 	return stmt
+}
+
+// firstCall is the first call of method in scope fn, or nil.
+func firstCall(f *File, method string, fn *Func) *Call {
+	for _, c := range f.Calls {
+		if c.Method == method && c.Func == fn {
+			return c
+		}
+	}
+	return nil
 }

@@ -6,12 +6,13 @@ import (
 )
 
 var trainingUseCache = &Rule{
-	Code:     "LTF005",
-	Name:     "training-use-cache",
-	Summary:  "set model.config.use_cache = False before training",
-	Severity: SeverityWarning,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"from_pretrained", "from_config"},
+	Code:         "LTF005",
+	Name:         "training-use-cache",
+	Summary:      "set model.config.use_cache = False before training",
+	Severity:     SeverityWarning,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"from_pretrained", "from_config"},
+	TrainingOnly: true,
 	Doc: `## What it does
 Adds model.config.use_cache = False after the training load when the file
 sets it nowhere.
@@ -49,7 +50,7 @@ func runTrainingUseCache(p *Pass) {
 		}
 	}
 	for _, l := range f.TrainingLoads() {
-		if v := KeywordValue(l.Args, "use_cache", text); v != nil && v.Content(text) == "False" {
+		if v := l.Arg("use_cache", text); v != nil && v.Content(text) == "False" {
 			return
 		}
 	}

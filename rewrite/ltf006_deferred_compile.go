@@ -7,12 +7,13 @@ import (
 )
 
 var deferredCompile = &Rule{
-	Code:     "LTF006",
-	Name:     "deferred-compile",
-	Summary:  "defer torch.compile until training is known stable; drop a compile placed after the Trainer",
-	Severity: SeverityWarning,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"compile"},
+	Code:         "LTF006",
+	Name:         "deferred-compile",
+	Summary:      "defer torch.compile until training is known stable; drop a compile placed after the Trainer",
+	Severity:     SeverityWarning,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"compile"},
+	TrainingOnly: true,
 	Doc: `## What it does
 - model = torch.compile(model) after Trainer(model=model, ...) is removed,
   with a comment saying why: it only rebinds a name, the trainer trains
@@ -60,7 +61,23 @@ func runDeferredCompile(p *Pass) {
 		if c.IsTrainerCall() || strings.HasSuffix(c.Method, "Config") || strings.HasSuffix(c.Method, "TrainingArguments") {
 			compileArgument(p, c)
 		}
-		if f.Resolve(c.Dotted) != "torch.compile" || f.TrainingUse(c.Func) != Training {
+		if f.TrainingUse(c.Func) != Training {
+			continue
+		}
+		if c.Method == "compile" && len(realArgs(c.Args)) == 0 && f.isModelVar(c) {
+			// model.compile() compiles in place: it takes effect even after
+			// the Trainer, so it is deferred, never removed.
+			if stmt := Statement(c.Node); stmt != nil && stmt.Type() == "expression_statement" && stmt.NamedChild(0).Equal(c.Node) {
+				fd := Finding{Start: start(c.Node), End: end(c.Node),
+					Message: "in-place compile of the training model: defer it until training is known stable (a NaN must be fixed eagerly first)"}
+				if edits, ok := commentOut(p.Src, compileGuard(stmt, text), compileDeferred); ok {
+					fd.Fix = &Fix{Message: "comment out the compile until training is stable", Edits: edits}
+				}
+				p.Report(fd)
+			}
+			continue
+		}
+		if f.Resolve(c.Dotted) != "torch.compile" {
 			continue
 		}
 		trainer := firstTrainer(f, c.Func)
@@ -98,9 +115,23 @@ func runDeferredCompile(p *Pass) {
 	}
 }
 
-// compileArgument handles torch_compile=True in training arguments.
+// compileArgument handles torch_compile=True in training arguments, and
+// torch_compile_mode= / torch_compile_backend=, each of which turns
+// compile on by itself.
 func compileArgument(p *Pass, c *Call) {
 	text := p.Src.Text
+	for _, k := range []string{"torch_compile_mode", "torch_compile_backend"} {
+		kw := Keyword(c.Args, k, text)
+		if kw == nil {
+			continue
+		}
+		fd := Finding{Start: start(kw), End: end(kw),
+			Message: k + "= turns torch.compile on by itself: defer it until training is known stable"}
+		if edits, ok := disableArgument(p.Src, c.Args, kw); ok {
+			fd.Fix = &Fix{Message: "comment out " + k, Edits: edits, Claim: argsClaim(c.Args)}
+		}
+		p.Report(fd)
+	}
 	v := KeywordValue(c.Args, "torch_compile", text)
 	if v == nil || v.Content(text) != "True" {
 		return
@@ -142,4 +173,50 @@ func compileGuard(stmt *sitter.Node, text []byte) *sitter.Node {
 		return stmt
 	}
 	return guard
+}
+
+// disableArgument comments out a keyword argument that stands on its own
+// line, or removes it (with its comma) from an inline argument list.
+func disableArgument(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
+	text := src.Text
+	if _, own := src.Indent(start(kw)); own {
+		rest := strings.TrimSpace(string(text[end(kw):src.LineEnd(end(kw))]))
+		if rest == "," || rest == "" && src.Position(end(kw)).Line != src.Position(end(args)).Line {
+			return []Edit{
+				{Start: start(kw), End: start(kw), NewText: "# "},
+				{Start: src.ContentEnd(end(kw)), End: src.ContentEnd(end(kw)), NewText: "  # loratune-fix LTF006: turns compile on; restore once training is stable"},
+			}, src.LineEnd(end(kw)) > end(kw)
+		}
+	}
+	list := realArgs(args)
+	for i, a := range list {
+		if !a.Equal(kw) {
+			continue
+		}
+		if i > 0 {
+			return []Edit{{Start: end(list[i-1]), End: end(kw)}}, true
+		}
+		if len(list) > 1 {
+			return []Edit{{Start: start(kw), End: start(list[1])}}, true
+		}
+		return []Edit{{Start: start(kw), End: end(kw)}}, true
+	}
+	return nil, false
+}
+
+// isModelVar reports a call on a variable that holds the trained model: the
+// target of a training load or of get_peft_model.
+func (f *File) isModelVar(c *Call) bool {
+	obj := c.Dotted[:len(c.Dotted)-len(c.Method)-1]
+	for _, l := range f.TrainingLoads() {
+		if l.Target == obj {
+			return true
+		}
+	}
+	for _, a := range f.Assigns {
+		if a.Text == obj && a.Value.Type() == "call" && strings.HasSuffix(dottedName(a.Value.ChildByFieldName("function"), f.Src.Text), "get_peft_model") {
+			return true
+		}
+	}
+	return false
 }

@@ -3,12 +3,13 @@ package rewrite
 import "bytes"
 
 var sdpaBackendFence = &Rule{
-	Code:     "LTF007",
-	Name:     "sdpa-backend-fence",
-	Summary:  "switch the cuDNN SDPA backend off once before training (the cheap alternative to LTF002)",
-	Severity: SeverityError,
-	Profiles: []string{ProfileLean},
-	Triggers: []string{"from_pretrained", "from_config"},
+	Code:         "LTF007",
+	Name:         "sdpa-backend-fence",
+	Summary:      "switch the cuDNN SDPA backend off once before training (the cheap alternative to LTF002)",
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileLean},
+	Triggers:     []string{"from_pretrained", "from_config"},
+	TrainingOnly: true,
 	Doc: `## What it does
 Adds, after the training load:
     if hasattr(torch.backends.cuda, "enable_cudnn_sdp"):

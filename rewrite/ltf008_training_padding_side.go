@@ -7,12 +7,13 @@ import (
 )
 
 var trainingPaddingSide = &Rule{
-	Code:     "LTF008",
-	Name:     "training-padding-side",
-	Summary:  `tokenizer.padding_side = "left" in training code becomes "right"`,
-	Severity: SeverityError,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"padding_side"},
+	Code:         "LTF008",
+	Name:         "training-padding-side",
+	Summary:      `tokenizer.padding_side = "left" in training code becomes "right"`,
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"padding_side"},
+	TrainingOnly: true,
 	Doc: `## What it does
 In training code, tokenizer.padding_side = "left" (or padding_side="left"
 passed to the tokenizer's from_pretrained) becomes "right".

@@ -3,12 +3,13 @@ package rewrite
 import "regexp"
 
 var visibleNaNLogging = &Rule{
-	Code:     "LTF009",
-	Name:     "visible-nan-logging",
-	Summary:  "logging_nan_inf_filter=False, so a NaN loss prints as nan",
-	Severity: SeverityInfo,
-	Profiles: []string{ProfileDefault, ProfileLean},
-	Triggers: []string{"TrainingArguments", "Config("},
+	Code:         "LTF009",
+	Name:         "visible-nan-logging",
+	Summary:      "logging_nan_inf_filter=False, so a NaN loss prints as nan",
+	Severity:     SeverityInfo,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"TrainingArguments", "Config("},
+	TrainingOnly: true,
 	Doc: `## What it does
 Adds logging_nan_inf_filter=False to the training arguments
 (TrainingArguments, SFTConfig and TRL's other configs), or turns True into
@@ -43,7 +44,9 @@ func runVisibleNaNLogging(p *Pass) {
 		return
 	}
 	for _, c := range f.Calls {
-		if !trainingArgsClass.MatchString(c.Method) || f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
+		// Training arguments serve training wherever they are built, except
+		// in a scope that generates or evaluates without training.
+		if !trainingArgsClass.MatchString(c.Method) || c.Func.Inference && !c.Func.Training {
 			continue
 		}
 		msg := "the Trainer's NaN filter prints a NaN loss as a finite one and then 0.0: log it as nan with logging_nan_inf_filter=False"

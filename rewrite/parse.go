@@ -67,12 +67,10 @@ var parserPool = sync.Pool{New: func() any {
 // ErrParseTimeout is returned when a file takes longer to parse than allowed.
 var ErrParseTimeout = errors.New("parse took longer than the limit")
 
-// parse parses text with a pooled parser, bounded by limit (0: none).
-// The bound is tree-sitter's own timeout, not a context: smacker's
-// ParseCtx watches the context from a goroutine that can still set the
-// parser's cancel flag after the parse is done (when the deferred cancel
-// wins the race), and that flag, never cleared, then fails every later
-// parse of that pooled parser with "operation limit was hit".
+// parse parses text with a pooled parser, bounded by limit (0: none). The
+// bound is tree-sitter's own timeout, not a context: smacker's context
+// watcher can flag a parser as cancelled after its parse has finished,
+// which would poison the pooled parser for its next file.
 func parse(text []byte, limit time.Duration) (*sitter.Tree, error) {
 	p := parserPool.Get().(*sitter.Parser)
 	defer parserPool.Put(p)
@@ -80,7 +78,7 @@ func parse(text []byte, limit time.Duration) (*sitter.Tree, error) {
 	tree, err := p.ParseCtx(context.Background(), nil, text)
 	if err != nil {
 		p.Reset()
-		if limit > 0 && errors.Is(err, sitter.ErrOperationLimit) {
+		if errors.Is(err, sitter.ErrOperationLimit) {
 			return nil, ErrParseTimeout
 		}
 		return nil, err

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"fmt"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -28,7 +29,12 @@ func realArgs(args *sitter.Node) []*sitter.Node {
 // addKeyword appends name=value to a call's arguments in the call's style:
 // one argument a line (with or without a trailing comma) or inline.
 func addKeyword(src *Source, args *sitter.Node, name, value string) ([]Edit, bool) {
-	kw := name + "=" + value
+	return addItem(src, args, name+"="+value)
+}
+
+// addItem appends one item to a bracketed list (an argument list or a dict
+// literal) in its style.
+func addItem(src *Source, args *sitter.Node, kw string) ([]Edit, bool) {
 	list := realArgs(args)
 	if len(list) == 0 {
 		return []Edit{{Start: start(args) + 1, End: start(args) + 1, NewText: kw}}, true
@@ -76,6 +82,9 @@ func hasCommaAfter(src *Source, n, args *sitter.Node) bool {
 	return false
 }
 
+// argsClaim is the Fix.Claim of a fix that adds to an argument list.
+func argsClaim(args *sitter.Node) string { return fmt.Sprintf("args@%d", args.StartByte()) }
+
 // setKeyword replaces the value of name=... or adds the keyword.
 func setKeyword(src *Source, args *sitter.Node, name, value string) ([]Edit, bool) {
 	if v := KeywordValue(args, name, src.Text); v != nil {
@@ -121,7 +130,8 @@ func insertAfter(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
 	at := src.LineEnd(end(stmt))
 	text := template(src, indent, lines)
 	if at == len(src.Text) && (at == 0 || src.Text[at-1] != '\n') {
-		text = src.EOL + text
+		// The file ends without a line ending: keep it that way.
+		text = src.EOL + strings.TrimSuffix(text, src.EOL)
 	}
 	return Edit{Start: at, End: at, NewText: text}, true
 }

@@ -18,10 +18,18 @@ type Rule struct {
 	Profiles []string
 	// Triggers: a file with none of these bytes cannot produce a finding.
 	Triggers []string
+	// TrainingOnly: the rule reports only in files that train, so the
+	// prefilter also asks for one of trainingWords.
+	TrainingOnly bool
 	// Doc: what it does, why, an example, when it stays away, what it costs.
 	Doc string
 	Run func(*Pass)
 }
+
+// trainingWords are in every file where File.HasTraining can be true:
+// the training signals of markScopes (a *Trainer call, get_peft_model,
+// prepare_model_for_kbit_training, .train(), backward, an optimizer step).
+var trainingWords = []string{"Trainer", "train(", "backward", "get_peft_model", "prepare_model_for_kbit_training", "optim"}
 
 // Profile names.
 const (

@@ -105,6 +105,19 @@ func (s *Source) LineEnd(offset int) int {
 	return len(s.Text)
 }
 
+// ContentEnd is the offset of the line ending of the line holding offset
+// (the end of the text on a last line without one).
+func (s *Source) ContentEnd(offset int) int {
+	e := s.LineEnd(offset)
+	if e > 0 && s.Text[e-1] == '\n' {
+		e--
+		if e > 0 && s.Text[e-1] == '\r' {
+			e--
+		}
+	}
+	return e
+}
+
 // Indent is the leading whitespace of the line holding offset, and whether
 // only whitespace stands between the line start and offset.
 func (s *Source) Indent(offset int) (string, bool) {

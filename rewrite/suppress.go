@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 var (
@@ -45,7 +46,7 @@ func silenced(line string, f Finding) bool {
 }
 
 func listNames(list string, f Finding) bool {
-	for _, item := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+	for _, item := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
 		if strings.EqualFold(item, f.Code) || item == f.Name {
 			return true
 		}

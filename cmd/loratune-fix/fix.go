@@ -47,6 +47,9 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 					report.JSONLine(out, f)
 				}
 				if f.Err != nil {
+					if args[0] == "-" && len(args) == 1 && format != "json" {
+						out.Write(f.Before) // a filter passes what it cannot fix through unchanged
+					}
 					return
 				}
 				for _, d := range f.Diags {

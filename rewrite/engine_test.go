@@ -1,0 +1,200 @@
+package rewrite
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const trainingScript = `import torch
+from peft import LoraConfig, get_peft_model
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained(
+    "meta-llama/Llama-3.1-8B",
+    torch_dtype=torch.bfloat16,
+    device_map="auto",
+)
+model = get_peft_model(model, LoraConfig(r=8))
+`
+
+func mustEngine(t *testing.T, opts Options) *Engine {
+	t.Helper()
+	e, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func codes(fs []Finding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Code)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestSyntaxErrorIsReportedWithItsPosition(t *testing.T) {
+	e := mustEngine(t, Options{})
+	_, err := e.Fix([]byte("import torch\nmodel = AutoModelForCausalLM.from_pretrained(\n"), Versions{})
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatalf("want a SyntaxError, got %v", err)
+	}
+	if se.Pos.Line < 2 {
+		t.Errorf("syntax error placed at line %d, want 2 or later", se.Pos.Line)
+	}
+}
+
+func TestBinaryAndNonUTF8InputAreRefused(t *testing.T) {
+	e := mustEngine(t, Options{})
+	if _, err := e.Check([]byte("x = 1\x00from_pretrained"), Versions{}); !errors.Is(err, ErrBinary) {
+		t.Errorf("NUL byte: got %v, want ErrBinary", err)
+	}
+	if _, err := e.Check([]byte("x = '\xff\xfe' # from_pretrained"), Versions{}); !errors.Is(err, ErrNotUTF8) {
+		t.Errorf("invalid UTF-8: got %v, want ErrNotUTF8", err)
+	}
+}
+
+func TestAFixThatBreaksTheParseIsDroppedAndTheOthersApplied(t *testing.T) {
+	text := []byte("a = 1\nb = 2\n")
+	good := &Finding{Code: "T1", Fix: &Fix{Edits: []Edit{{Start: 4, End: 5, NewText: "10"}}}}
+	bad := &Finding{Code: "T2", Fix: &Fix{Edits: []Edit{{Start: 10, End: 11, NewText: "(("}}}}
+	out, dropped := applyVerified(text, []*Finding{good, bad})
+	if string(out) != "a = 10\nb = 2\n" {
+		t.Errorf("output %q, want the good fix alone", out)
+	}
+	if len(dropped) != 1 || dropped[0].Code != "T2" {
+		t.Errorf("dropped %v, want T2", dropped)
+	}
+}
+
+func TestConflictingEditsWaitForTheNextPass(t *testing.T) {
+	a := &Fix{Edits: []Edit{{Start: 5, End: 10}}}
+	cases := []struct {
+		name string
+		b    *Fix
+		want bool
+	}{
+		{"overlapping replacement", &Fix{Edits: []Edit{{Start: 8, End: 12}}}, true},
+		{"adjacent replacement", &Fix{Edits: []Edit{{Start: 10, End: 12}}}, false},
+		{"insertion inside", &Fix{Edits: []Edit{{Start: 7, End: 7}}}, true},
+		{"insertion at the start", &Fix{Edits: []Edit{{Start: 5, End: 5}}}, false},
+	}
+	for _, c := range cases {
+		if got := conflicts(a, c.b); got != c.want {
+			t.Errorf("%s: conflicts = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestSuppressionComments(t *testing.T) {
+	e := mustEngine(t, Options{Select: []string{"LTF001", "LTF003"}})
+	text := strings.Replace(trainingScript, `device_map="auto",`, `device_map="auto",  # noqa: LTF003`, 1)
+	res, err := e.Check([]byte(text), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := codes(res.Findings); got != "LTF001" {
+		t.Errorf("with noqa on the device_map line: findings %s, want LTF001", got)
+	}
+	text = strings.Replace(trainingScript, `torch_dtype=torch.bfloat16,`, `torch_dtype=torch.bfloat16,  # loratune-fix: ignore[fp32-master-weights]`, 1)
+	res, _ = e.Check([]byte(text), Versions{})
+	if got := codes(res.Findings); got != "LTF003" {
+		t.Errorf("with ignore[name]: findings %s, want LTF003", got)
+	}
+	res, _ = e.Check([]byte("# loratune-fix: skip-file\n"+trainingScript), Versions{})
+	if len(res.Findings) != 0 {
+		t.Errorf("skip-file: findings %s, want none", codes(res.Findings))
+	}
+	// A bare "# noqa" belongs to other linters.
+	text = strings.Replace(trainingScript, `device_map="auto",`, `device_map="auto",  # noqa`, 1)
+	res, _ = e.Check([]byte(text), Versions{})
+	if got := codes(res.Findings); got != "LTF001,LTF003" {
+		t.Errorf("bare noqa: findings %s, want LTF001,LTF003", got)
+	}
+}
+
+func TestSelectIgnoreAndProfiles(t *testing.T) {
+	names := func(rs []*Rule) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Code)
+		}
+		return strings.Join(out, ",")
+	}
+	rs, err := SelectRules("", []string{"eager-attention", "LTF007"}, nil)
+	if err != nil || names(rs) != "LTF002,LTF007" {
+		t.Errorf("select by name and code: %s %v", names(rs), err)
+	}
+	rs, _ = SelectRules("lean", nil, []string{"LTF009"})
+	for _, r := range rs {
+		if r.Code == "LTF001" || r.Code == "LTF002" || r.Code == "LTF009" {
+			t.Errorf("lean profile minus LTF009 has %s", r.Code)
+		}
+	}
+	if !strings.Contains(names(rs), "LTF007") {
+		t.Errorf("lean profile lacks LTF007: %s", names(rs))
+	}
+	rs, _ = SelectRules("", nil, nil)
+	if strings.Contains(names(rs), "LTF007") {
+		t.Errorf("default profile has LTF007: %s", names(rs))
+	}
+	if _, err := SelectRules("", []string{"LTF999"}, nil); err == nil {
+		t.Error("unknown rule accepted")
+	}
+	if _, err := SelectRules("fast", nil, nil); err == nil {
+		t.Error("unknown profile accepted")
+	}
+}
+
+func TestEveryRuleIsDocumentedAndHasTriggers(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range All() {
+		if seen[r.Code] || seen[r.Name] {
+			t.Errorf("%s %s: duplicate code or name", r.Code, r.Name)
+		}
+		seen[r.Code], seen[r.Name] = true, true
+		if len(r.Triggers) == 0 {
+			t.Errorf("%s has no trigger words: the prefilter would skip every file", r.Code)
+		}
+		for _, section := range []string{"## What it does", "## Why", "## When it stays away", "## Cost"} {
+			if !strings.Contains(r.Doc, section) {
+				t.Errorf("%s: doc lacks %q", r.Code, section)
+			}
+		}
+	}
+}
+
+func TestColumnsCountCharacters(t *testing.T) {
+	src := NewSource([]byte("é = 1\nx = 'ü' + y\n"))
+	if p := src.Position(len("é = 1\nx = 'ü' + ")); p.Line != 2 || p.Column != 11 {
+		t.Errorf("position %+v, want line 2 column 11", p)
+	}
+}
+
+func TestAFileWithoutTrainingGetsNoEdits(t *testing.T) {
+	e := mustEngine(t, Options{Select: []string{"ALL"}})
+	text := "import torch\nfrom transformers import AutoModelForCausalLM\n\nmodel = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-3.1-8B\", torch_dtype=torch.bfloat16, device_map=\"auto\")\nmodel = torch.compile(model)\n"
+	res, err := e.Fix([]byte(text), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed {
+		t.Errorf("an inference script was edited:\n%s", res.Output)
+	}
+}
+
+func TestPrefilterAsksForATrainingWord(t *testing.T) {
+	e := mustEngine(t, Options{})
+	if e.MayMatch([]byte("import re\npattern = re.compile('x')\n")) {
+		t.Error("a file with re.compile and nothing of training passes the prefilter")
+	}
+	if !e.MayMatch([]byte(trainingScript)) {
+		t.Error("a training script is filtered out")
+	}
+	if e.MayMatch([]byte("model = AutoModel.from_pretrained('x')\n")) {
+		t.Error("an inference load without any training word passes the prefilter")
+	}
+}

@@ -1,0 +1,131 @@
+package rewrite
+
+import (
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// kwargs is what a call's **name argument holds, when the dict is built in
+// view: name = dict(...) or {...} earlier in the same scope, then
+// name["key"] = v and name.update(...). Entries map a key to its value node,
+// which is where an edit goes ("edit the entry where it is defined").
+type kwargs struct {
+	entries map[string]*sitter.Node
+	// opaque: a splat whose content cannot be known (a call's result, a
+	// parameter, a dict with **other inside, an update(...) of a variable).
+	opaque bool
+}
+
+// resolveKwargs reads every **splat of a call's arguments.
+func (f *File) resolveKwargs(call *Call) kwargs {
+	kw := kwargs{entries: map[string]*sitter.Node{}}
+	text := f.Src.Text
+	for i := 0; i < int(call.Args.NamedChildCount()); i++ {
+		a := call.Args.NamedChild(i)
+		if a.Type() != "dictionary_splat" {
+			continue
+		}
+		expr := a.NamedChild(0)
+		if expr == nil || expr.Type() != "identifier" {
+			kw.opaque = true
+			continue
+		}
+		if !f.readDict(expr.Content(text), call, &kw) {
+			kw.opaque = true
+		}
+	}
+	return kw
+}
+
+// readDict fills kw from the definition of the dict variable name and its
+// later updates before the call; false when the definition is not a dict
+// built in view.
+func (f *File) readDict(name string, call *Call, kw *kwargs) bool {
+	text := f.Src.Text
+	var def *Assign
+	for _, a := range f.Assigns {
+		if a.Text == name && (a.Func == call.Func || a.Func == f.module) && a.Node.EndByte() <= call.Node.StartByte() {
+			def = a // the last definition before the call
+		}
+	}
+	if def == nil || !dictEntries(def.Value, text, kw.entries) {
+		return false
+	}
+	for _, a := range f.Assigns {
+		if a.Func != def.Func || a.Node.StartByte() < def.Node.EndByte() || a.Node.EndByte() > call.Node.StartByte() {
+			continue
+		}
+		if a.Target.Type() == "subscript" && compact(a.Target.ChildByFieldName("value").Content(text)) == name {
+			key, ok := StringValue(a.Target.ChildByFieldName("subscript"), text)
+			if !ok {
+				return false
+			}
+			kw.entries[key] = a.Value
+		}
+	}
+	for _, c := range f.Calls {
+		if c.Dotted != name+".update" || c.Func != def.Func || c.Node.StartByte() < def.Node.EndByte() || c.Node.EndByte() > call.Node.StartByte() {
+			continue
+		}
+		for _, arg := range realArgs(c.Args) {
+			switch arg.Type() {
+			case "keyword_argument":
+				kw.entries[arg.ChildByFieldName("name").Content(text)] = arg.ChildByFieldName("value")
+			default:
+				if !dictEntries(arg, text, kw.entries) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// dictEntries reads {"k": v, ...} or dict(k=v, ...) into entries; false for
+// anything else, or a dict with **other or a computed key inside.
+func dictEntries(n *sitter.Node, text []byte, entries map[string]*sitter.Node) bool {
+	switch n.Type() {
+	case "dictionary":
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			p := n.NamedChild(i)
+			switch p.Type() {
+			case "comment":
+				continue
+			case "pair":
+				key, ok := StringValue(p.ChildByFieldName("key"), text)
+				if !ok {
+					return false
+				}
+				entries[key] = p.ChildByFieldName("value")
+			default:
+				return false
+			}
+		}
+		return true
+	case "call":
+		if fn := n.ChildByFieldName("function"); fn == nil || fn.Content(text) != "dict" {
+			return false
+		}
+		for _, arg := range realArgs(n.ChildByFieldName("arguments")) {
+			if arg.Type() != "keyword_argument" {
+				return false
+			}
+			entries[arg.ChildByFieldName("name").Content(text)] = arg.ChildByFieldName("value")
+		}
+		return true
+	}
+	return false
+}
+
+// Arg is the value given to keyword name: in the call itself or in a
+// **kwargs dict built in view; nil when it is not given (or cannot be
+// known: see Opaque).
+func (l *Load) Arg(name string, text []byte) *sitter.Node {
+	if v := KeywordValue(l.Args, name, text); v != nil {
+		return v
+	}
+	return l.kwargs.entries[name]
+}
+
+// Opaque reports a **kwargs whose content is unknown: a keyword may be
+// hiding in it, so nothing may be added.
+func (l *Load) Opaque() bool { return l.kwargs.opaque }

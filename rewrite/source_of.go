@@ -1,0 +1,124 @@
+package rewrite
+
+import (
+	"fmt"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// runtimeSource describes where a value decided at run time comes from, for
+// a warning: "getattr(torch, args.dtype) (argparse --dtype, default
+// "bfloat16")". It follows one variable assignment, a parameter default, an
+// argparse option and an HfArgumentParser dataclass field.
+func (f *File) runtimeSource(v *sitter.Node, fn *Func) string {
+	text := f.Src.Text
+	desc := v.Content(text)
+	n := v
+	if v.Type() == "identifier" {
+		if a := f.lastAssign(v.Content(text), fn, v); a != nil {
+			desc = fmt.Sprintf("%s = %s (line %d)", v.Content(text), a.Value.Content(text), f.Src.Position(start(a.Node)).Line)
+			n = a.Value
+		} else if d := paramDefault(fn, v.Content(text), text); d != "" {
+			return fmt.Sprintf("parameter %s (default %s)", v.Content(text), d)
+		}
+	}
+	if n.Type() == "conditional_expression" {
+		return desc + ", a choice made at run time"
+	}
+	// args.dtype, model_args.torch_dtype, getattr(torch, args.dtype)
+	for _, attr := range attributesIn(n, text) {
+		if opt := f.optionDefault(attr); opt != "" {
+			return desc + " (" + opt + ")"
+		}
+	}
+	return desc
+}
+
+// attributesIn lists the final names of x.y attributes inside n.
+func attributesIn(n *sitter.Node, text []byte) []string {
+	var out []string
+	var walk func(*sitter.Node)
+	walk = func(c *sitter.Node) {
+		if c.Type() == "attribute" {
+			if obj := c.ChildByFieldName("object"); obj != nil && obj.Type() == "identifier" {
+				out = append(out, c.ChildByFieldName("attribute").Content(text))
+			}
+		}
+		for i := 0; i < int(c.NamedChildCount()); i++ {
+			walk(c.NamedChild(i))
+		}
+	}
+	walk(n)
+	return out
+}
+
+// optionDefault finds an argparse option or a dataclass field named attr and
+// describes its default.
+func (f *File) optionDefault(attr string) string {
+	text := f.Src.Text
+	for _, c := range f.Calls {
+		if c.Method != "add_argument" {
+			continue
+		}
+		args := realArgs(c.Args)
+		if len(args) == 0 {
+			continue
+		}
+		flag, ok := StringValue(args[0], text)
+		if !ok || strings.ReplaceAll(strings.TrimLeft(flag, "-"), "-", "_") != attr {
+			continue
+		}
+		if d := KeywordValue(c.Args, "default", text); d != nil {
+			return fmt.Sprintf("argparse %s, default %s; the launcher may override it", flag, d.Content(text))
+		}
+		return fmt.Sprintf("argparse %s, no default", flag)
+	}
+	for _, a := range f.Assigns {
+		if a.Text != attr || !insideClass(a.Node) {
+			continue
+		}
+		val := a.Value
+		if val.Type() == "call" && dottedName(val.ChildByFieldName("function"), text) == "field" {
+			if d := KeywordValue(val.ChildByFieldName("arguments"), "default", text); d != nil {
+				return fmt.Sprintf("dataclass field %s, default %s; the command line may override it", attr, d.Content(text))
+			}
+			return fmt.Sprintf("dataclass field %s", attr)
+		}
+		return fmt.Sprintf("dataclass field %s, default %s; the command line may override it", attr, val.Content(text))
+	}
+	return ""
+}
+
+func insideClass(n *sitter.Node) bool {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		switch p.Type() {
+		case "class_definition":
+			return true
+		case "function_definition":
+			return false
+		}
+	}
+	return false
+}
+
+// paramDefault is the default of parameter name of function fn, or "".
+func paramDefault(fn *Func, name string, text []byte) string {
+	if fn == nil || fn.Node == nil {
+		return ""
+	}
+	params := fn.Node.ChildByFieldName("parameters")
+	if params == nil {
+		return ""
+	}
+	for i := 0; i < int(params.NamedChildCount()); i++ {
+		p := params.NamedChild(i)
+		if p.Type() != "default_parameter" && p.Type() != "typed_default_parameter" {
+			continue
+		}
+		if n := p.ChildByFieldName("name"); n != nil && n.Content(text) == name {
+			return p.ChildByFieldName("value").Content(text)
+		}
+	}
+	return ""
+}
