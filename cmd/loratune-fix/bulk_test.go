@@ -27,14 +27,14 @@ func TestMain(m *testing.M) {
 }
 
 // command runs loratune-fix with args in dir.
-func command(dir string, env []string, args ...string) *exec.Cmd {
+func bulkCommand(dir string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "LORATUNE_FIX_AS_MAIN=1"), env...)
 	return cmd
 }
 
-func exitStatus(err error) int {
+func bulkExitStatus(err error) int {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return ee.ExitCode()
@@ -45,7 +45,7 @@ func exitStatus(err error) int {
 	return 0
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
+func bulkWriteFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -56,13 +56,13 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func gitEnv(t *testing.T) []string {
+func bulkGitEnv(t *testing.T) []string {
 	cfg := filepath.Join(t.TempDir(), "gitconfig")
 	os.WriteFile(cfg, []byte("[user]\n\tname = T\n\temail = t@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
 	return []string{"GIT_CONFIG_GLOBAL=" + cfg, "GIT_CONFIG_NOSYSTEM=1"}
 }
 
-func runGit(t *testing.T, env []string, dir string, args ...string) string {
+func bulkGit(t *testing.T, env []string, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -79,19 +79,19 @@ func runGit(t *testing.T, env []string, dir string, args ...string) string {
 // byte as it was.
 func TestFixWriteRecipe(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"train.py": string(fixtures.Demo), "lib/util.py": "x = 1\n"})
-	out, err := command(dir, nil, "fix", "--write", ".").CombinedOutput()
-	if exitStatus(err) != 0 {
-		t.Fatalf("first fix --write: exit %d\n%s", exitStatus(err), out)
+	bulkWriteFiles(t, dir, map[string]string{"train.py": string(fixtures.Demo), "lib/util.py": "x = 1\n"})
+	out, err := bulkCommand(dir, nil, "fix", "--write", ".").CombinedOutput()
+	if bulkExitStatus(err) != 0 {
+		t.Fatalf("first fix --write: exit %d\n%s", bulkExitStatus(err), out)
 	}
 	fixed, _ := os.ReadFile(filepath.Join(dir, "train.py"))
 	if bytes.Equal(fixed, fixtures.Demo) {
 		t.Fatal("train.py was not fixed")
 	}
 	info1, _ := os.Stat(filepath.Join(dir, "train.py"))
-	out, err = command(dir, nil, "fix", "--write", ".").CombinedOutput()
-	if exitStatus(err) != 0 {
-		t.Fatalf("second fix --write: exit %d\n%s", exitStatus(err), out)
+	out, err = bulkCommand(dir, nil, "fix", "--write", ".").CombinedOutput()
+	if bulkExitStatus(err) != 0 {
+		t.Fatalf("second fix --write: exit %d\n%s", bulkExitStatus(err), out)
 	}
 	again, _ := os.ReadFile(filepath.Join(dir, "train.py"))
 	info2, _ := os.Stat(filepath.Join(dir, "train.py"))
@@ -106,10 +106,10 @@ func TestCheckJSONLAndShards(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		files[filepath.Join("pkg", string(rune('a'+i%26))+strings.Repeat("x", i/26), "m.py")] = "import os\n"
 	}
-	writeFiles(t, dir, files)
+	bulkWriteFiles(t, dir, files)
 	lines := func(args ...string) []map[string]any {
-		out, err := command(dir, nil, append([]string{"check", "--output-format", "jsonl"}, args...)...).Output()
-		if st := exitStatus(err); st != 0 && st != 1 {
+		out, err := bulkCommand(dir, nil, append([]string{"check", "--output-format", "jsonl"}, args...)...).Output()
+		if st := bulkExitStatus(err); st != 0 && st != 1 {
 			t.Fatalf("check %v: exit %d", args, st)
 		}
 		var got []map[string]any
@@ -162,22 +162,22 @@ func TestCheckJSONLAndShards(t *testing.T) {
 // Ctrl-C during a migration: exit 130, the report holds whole lines, and
 // every repository is either committed or untouched, its work tree clean.
 func TestMigrateInterruptCLI(t *testing.T) {
-	env := gitEnv(t)
+	env := bulkGitEnv(t)
 	root := t.TempDir()
 	var repos []string
 	for i := 0; i < 40; i++ {
 		dir := filepath.Join(root, fmt.Sprintf("r%03d", i))
 		os.MkdirAll(dir, 0o755)
-		writeFiles(t, dir, map[string]string{"train.py": string(fixtures.Demo)})
-		runGit(t, env, dir, "init", "-q")
-		runGit(t, env, dir, "add", ".")
-		runGit(t, env, dir, "commit", "-q", "-m", "init")
+		bulkWriteFiles(t, dir, map[string]string{"train.py": string(fixtures.Demo)})
+		bulkGit(t, env, dir, "init", "-q")
+		bulkGit(t, env, dir, "add", ".")
+		bulkGit(t, env, dir, "commit", "-q", "-m", "init")
 		repos = append(repos, dir)
 	}
 	list := filepath.Join(root, "repos.txt")
 	os.WriteFile(list, []byte(strings.Join(repos, "\n")+"\n"), 0o644)
 	report := filepath.Join(root, "report.jsonl")
-	cmd := command(root, env, "migrate", "--repos", list, "--report", report, "--repo-jobs", "1", "--jobs", "1")
+	cmd := bulkCommand(root, env, "migrate", "--repos", list, "--report", report, "--repo-jobs", "1", "--jobs", "1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -193,7 +193,7 @@ func TestMigrateInterruptCLI(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
-	if st := exitStatus(err); st != exitInterrupted {
+	if st := bulkExitStatus(err); st != exitInterrupted {
 		t.Fatalf("exit %d after Ctrl-C, want %d\n%s", st, exitInterrupted, stderr.String())
 	}
 	b, _ := os.ReadFile(report)
@@ -209,7 +209,7 @@ func TestMigrateInterruptCLI(t *testing.T) {
 		t.Fatalf("%d of %d repositories reported: the interrupt came too late or too early to test", len(reported), len(repos))
 	}
 	for _, dir := range repos {
-		if st := runGit(t, env, dir, "status", "--porcelain"); st != "" {
+		if st := bulkGit(t, env, dir, "status", "--porcelain"); st != "" {
 			t.Errorf("%s left dirty:\n%s", dir, st)
 		}
 		branch := exec.Command("git", "rev-parse", "-q", "--verify", "refs/heads/loratune-fix/bf16-stability")
