@@ -14,8 +14,10 @@
 # Set-up on a fresh Debian/Ubuntu machine (README, "Benchmarks"):
 #   apt-get install -y ripgrep time python3 golang-go
 #   npm install --prefix /opt/ast-grep @ast-grep/cli
-# Environment: AST_GREP (the ast-grep binary), LORATUNE_FIX (a built
-# binary; default: go build), WORK (scratch folder; default: mktemp), RUNS.
+# Environment: AST_GREP (the ast-grep binary), LORATUNE_FIX and GENCORPUS
+# (built binaries; default: go build / go run), TIME_CMD (GNU time;
+# default /usr/bin/time), STDLIB (the library to copy; default: python3's),
+# WORK (scratch folder; default: mktemp), RUNS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -23,7 +25,8 @@ RUNS=${RUNS:-3}
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
 SG=${AST_GREP:-$(command -v ast-grep || echo /opt/ast-grep/node_modules/.bin/ast-grep)}
-for tool in rg python3 /usr/bin/time "$SG"; do
+TIME_CMD=${TIME_CMD:-/usr/bin/time}
+for tool in rg "$TIME_CMD" "$SG"; do
   command -v "$tool" >/dev/null || { echo "bench: $tool not found (see the set-up above)" >&2; exit 2; }
 done
 LTF=${LORATUNE_FIX:-}
@@ -42,7 +45,7 @@ time_it() {
   local walls=() rsss=()
   for _ in $(seq "$RUNS"); do
     if [ -n "${PREP:-}" ]; then eval "$PREP"; fi
-    /usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || true
+    "$TIME_CMD" -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || true
     read -r w m < <(tail -1 "$WORK/time")
     walls+=("$w"); rsss+=("$m")
   done
@@ -57,7 +60,7 @@ echo "tools: $("$LTF" --version 2>/dev/null || echo loratune-fix $(git -C "$repo
 
 # (a) The haystack: a copy of the library's *.py, site-packages renamed
 # (loratune-fix, like ruff, skips folders of that name; the others do not).
-STD=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+STD=${STDLIB:-$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')}
 HAY=$WORK/haystack
 if [ ! -d "$HAY" ]; then
   mkdir -p "$HAY"
@@ -73,7 +76,10 @@ time_it "ast-grep scan" "$SG" scan -c "$SGCONF" "$HAY"
 
 # (b) 500 generated training scripts, fixed in place (a fresh copy each run).
 GEN=$WORK/generated
-[ -d "$GEN" ] || go run ./bench/gencorpus -out "$GEN" -files 500 -training-every 1 -seed 1
+if [ ! -d "$GEN" ]; then
+  if [ -n "${GENCORPUS:-}" ]; then "$GENCORPUS" -out "$GEN" -files 500 -training-every 1 -seed 1
+  else go run ./bench/gencorpus -out "$GEN" -files 500 -training-every 1 -seed 1; fi
+fi
 echo "(b) generated: $(find "$GEN" -name '*.py' | wc -l) training scripts, $(du -sm "$GEN" | cut -f1) MB" >&2
 PREP="rm -rf '$WORK/fixme' && cp -r '$GEN' '$WORK/fixme'" time_it "loratune-fix fix --write" "$LTF" fix --write -q "$WORK/fixme"
 PREP="rm -rf '$WORK/fixme' && cp -r '$GEN' '$WORK/fixme'" time_it "ast-grep scan -U" "$SG" scan -c "$SGCONF" -U "$WORK/fixme"
