@@ -93,6 +93,28 @@ fi
 echo "(c) haystack x10: $(find "$BIG" -name '*.py' | wc -l) files" >&2
 RUNS=1 time_it "loratune-fix check (x10)" "$LTF" check -q "$BIG"
 
+# (d) migrate on 200 local repositories (one training script and 20
+# ordinary modules each): where the time goes, from the summary line.
+if command -v git >/dev/null; then
+  REPOS=$WORK/repos
+  if [ ! -d "$REPOS" ]; then
+    mkdir -p "$REPOS"
+    for i in $(seq -w 1 200); do
+      d=$REPOS/r$i
+      if [ -n "${GENCORPUS:-}" ]; then "$GENCORPUS" -out "$d" -files 21 -training-every 21 -size 4000 -seed "$((10#$i))"
+      else go run ./bench/gencorpus -out "$d" -files 21 -training-every 21 -size 4000 -seed "$((10#$i))"; fi
+      git -C "$d" init -q && git -C "$d" add . && git -C "$d" -c user.name=b -c user.email=b@example.com commit -q -m init
+    done
+  fi
+  find "$REPOS" -mindepth 1 -maxdepth 1 -type d | sort > "$WORK/repos.txt"
+  # Fresh state: drop the branch a previous run made.
+  PREP="while read -r d; do git -C \"\$d\" branch -q -D loratune-fix/bf16-stability 2>/dev/null || true; done < '$WORK/repos.txt'"
+  RUNS=1 time_it "migrate 200 local repos" env GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@example.com GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.com \
+    "$LTF" migrate -q --repos "$WORK/repos.txt" --report "$WORK/migrate.jsonl"
+  MIGRATE_SUMMARY=$(grep 'repositories:' "$WORK/stderr" || true)
+  echo "  $MIGRATE_SUMMARY" >&2
+fi
+
 echo
 echo "| measure | loratune-fix | peer | ratio |"
 echo "| --- | --- | --- | --- |"
@@ -101,3 +123,6 @@ echo "| haystack check, wall vs ast-grep scan | ${WALL[loratune-fix check]} s | 
 echo "| 500 scripts fix --write vs ast-grep -U | ${WALL[loratune-fix fix --write]} s | ${WALL[ast-grep scan -U]} s | $(ratio "${WALL[loratune-fix fix --write]}" "${WALL[ast-grep scan -U]}")x ast-grep's time (target <= 1x) |"
 echo "| haystack check, peak memory | ${RSS[loratune-fix check]} MB | rg ${RSS[rg -l triggers]} MB, ast-grep ${RSS[ast-grep scan]} MB | target < 150 MB |"
 echo "| 10x haystack check, peak memory | ${RSS[loratune-fix check (x10)]} MB | 1x: ${RSS[loratune-fix check]} MB | +$(awk -v a="${RSS[loratune-fix check (x10)]}" -v b="${RSS[loratune-fix check]}" 'BEGIN{printf "%.0f", 100*(a-b)/b}')% (target < 20%) |"
+if [ -n "${MIGRATE_SUMMARY:-}" ]; then
+  echo "| migrate 200 local repos | ${WALL[migrate 200 local repos]} s | | ${MIGRATE_SUMMARY#*Time: } |"
+fi

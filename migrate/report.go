@@ -87,7 +87,7 @@ func (rp *Report) Close() error { return rp.f.Close() }
 func Summary(w io.Writer, results []*Result) {
 	sort.Slice(results, func(i, j int) bool { return results[i].Repo < results[j].Repo })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REPOSITORY\tSTATUS\tFILES\tCOMMIT\tSECONDS\tCLONE\tFIX\tCOMMIT\tPUSH\tERROR")
+	fmt.Fprintln(tw, "REPOSITORY\tSTATUS\tFILES\tCOMMIT\tSECONDS\tCLONE_S\tFIX_S\tCOMMIT_S\tPUSH_S\tERROR")
 	counts := map[Status]int{}
 	var p Phases
 	for _, r := range results {
