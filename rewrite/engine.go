@@ -36,6 +36,7 @@ type Engine struct {
 // any of trainingWords too.
 type gate struct {
 	words    [][]byte
+	also     [][]byte // Rule.Also: one of these too, when set
 	training bool
 }
 
@@ -53,6 +54,9 @@ func New(opts Options) (*Engine, error) {
 		g := gate{training: r.TrainingOnly}
 		for _, w := range r.Triggers {
 			g.words = append(g.words, []byte(w))
+		}
+		for _, w := range r.Also {
+			g.also = append(g.also, []byte(w))
 		}
 		e.gates = append(e.gates, g)
 	}
@@ -83,7 +87,7 @@ func (e *Engine) Triggers() [][]byte {
 func (e *Engine) MayMatch(text []byte) bool {
 	training := -1 // unknown until a gate asks
 	for _, g := range e.gates {
-		if !containsAny(text, g.words) {
+		if !containsAny(text, g.words) || len(g.also) > 0 && !containsAny(text, g.also) {
 			continue
 		}
 		if !g.training {

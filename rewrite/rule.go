@@ -21,6 +21,9 @@ type Rule struct {
 	// TrainingOnly: the rule reports only in files that train, so the
 	// prefilter also asks for one of trainingWords.
 	TrainingOnly bool
+	// Also: when set, a file must hold one of these bytes as well as a
+	// trigger (a common trigger word such as "compile" made precise).
+	Also []string
 	// Doc: what it does, why, an example, when it stays away, what it costs.
 	Doc string
 	Run func(*Pass)

@@ -65,7 +65,7 @@ func relAll(t *testing.T, root string, paths []string) []string {
 var ignoreTree = map[string]string{
 	".gitignore": "# a comment\n*.log.py\nbuild/\n/top_only.py\ndocs/**/gen_*.py\n**/cache/*.py\n" +
 		"a**b.py\ndata/*\n!data/keep.py\n[!x]rare.py\n\\#hash.py\ntrailing.py   \nfoo/**\n!foo/bar/\n" +
-		"**/z/**/end.py\n",
+		"**/z/**/end.py\n**/q/deep.py\n",
 	"sub/.gitignore":       "local.py\n/anchored.py\n!*.log.py\n",
 	"main.py":              "",
 	"x.log.py":             "",
@@ -91,6 +91,8 @@ var ignoreTree = map[string]string{
 	"data/keep.py":         "",
 	"data/sub/keep.py":     "",
 	"arare.py":             "",
+	"q/x/q/deep.py":        "", // "**" must backtrack past the first q
+	"q/x/deep.py":          "",
 	"xrare.py":             "",
 	"#hash.py":             "",
 	"trailing.py":          "",

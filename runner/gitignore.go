@@ -12,8 +12,8 @@ import (
 // gitignore(5) defines it. A small matcher of our own rather than a
 // dependency: go-git's plumbing/format/gitignore (the best-kept Go one)
 // stops at the first match of "**" without backtracking ("**/a/b" misses
-// "a/x/a/b"), reads "[!x]" as a literal "!", and rejects "a**b"; the
-// tests compare this one with `git check-ignore` itself.
+// "x/a/y/a/b") and reads "[!x]" as a literal "!"; the tests compare this
+// one with git itself (git ls-files --exclude-standard).
 type ignorePattern struct {
 	base    []string // the folder of the file that holds it, from the repository root
 	segs    []string // the pattern split at "/"; "**" is a segment of its own

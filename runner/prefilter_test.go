@@ -42,10 +42,31 @@ func TestPrefilterSkipsParse(t *testing.T) {
 				// Such a rule also needs a training word (any will do).
 				text += "# Trainer get_peft_model train( backward optim\n"
 			}
+			if len(r.Also) > 0 {
+				text += "# " + r.Also[0] + "\n"
+			}
 			hit := Process(opts, "hit.py", []byte(text+broken))
 			if hit.Skipped || hit.Err == nil {
 				t.Errorf("trigger %q of %s: Skipped=%v Err=%v, want parsed and a syntax error", w, r.Code, hit.Skipped, hit.Err)
 			}
+		}
+	}
+}
+
+// re.compile in a file with a training word is not parsed for LTF006: its
+// trigger "compile" needs one of the rule's Also words too.
+func TestPrefilterAlsoWords(t *testing.T) {
+	eng, err := rewrite.New(rewrite.Options{Select: []string{"LTF006"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regex := []byte("import re\nPAT = re.compile('x')\n\ndef backward(x):\n    return x\n")
+	if eng.MayMatch(regex) {
+		t.Error("re.compile with a training word passes the LTF006 prefilter")
+	}
+	for _, w := range []string{"import torch\n", "model = get_peft_model(m, c)\n"} {
+		if !eng.MayMatch(append([]byte(w), regex...)) {
+			t.Errorf("compile with %q fails the LTF006 prefilter", w)
 		}
 	}
 }
