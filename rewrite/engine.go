@@ -30,13 +30,18 @@ type Engine struct {
 	rules []*Rule
 	opts  Options
 	gates []gate // the prefilter, one per rule
+	// words are the distinct prefilter words; trainingIDs index
+	// trainingWords among them.
+	words       [][]byte
+	trainingIDs []int
 }
 
 // gate is one rule's prefilter: any of words, and, for a TrainingOnly rule,
-// any of trainingWords too.
+// any of trainingWords too. Words are indexes into Engine.words, so that a
+// word shared by several rules is searched once per file.
 type gate struct {
-	words    [][]byte
-	also     [][]byte // Rule.Also: one of these too, when set
+	words    []int
+	also     []int // Rule.Also: one of these too, when set
 	training bool
 }
 
@@ -50,15 +55,23 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{rules: rules, opts: opts}
+	index := map[string]int{}
+	ids := func(words []string) []int {
+		var out []int
+		for _, w := range words {
+			i, ok := index[w]
+			if !ok {
+				i = len(e.words)
+				index[w] = i
+				e.words = append(e.words, []byte(w))
+			}
+			out = append(out, i)
+		}
+		return out
+	}
+	e.trainingIDs = ids(trainingWords)
 	for _, r := range rules {
-		g := gate{training: r.TrainingOnly}
-		for _, w := range r.Triggers {
-			g.words = append(g.words, []byte(w))
-		}
-		for _, w := range r.Also {
-			g.also = append(g.also, []byte(w))
-		}
-		e.gates = append(e.gates, g)
+		e.gates = append(e.gates, gate{words: ids(r.Triggers), also: ids(r.Also), training: r.TrainingOnly})
 	}
 	return e, nil
 }
@@ -85,38 +98,33 @@ func (e *Engine) Triggers() [][]byte {
 // MayMatch is the prefilter: false means no selected rule can find
 // anything, so the file need not be parsed.
 func (e *Engine) MayMatch(text []byte) bool {
-	training := -1 // unknown until a gate asks
-	for _, g := range e.gates {
-		if !containsAny(text, g.words) || len(g.also) > 0 && !containsAny(text, g.also) {
-			continue
-		}
-		if !g.training {
-			return true
-		}
-		if training < 0 {
-			training = 0
-			if containsAny(text, trainingBytes) {
-				training = 1
+	// found[i]: 0 not searched yet, 1 present, 2 absent.
+	var small [64]uint8
+	found := small[:0]
+	if len(e.words) <= len(small) {
+		found = small[:len(e.words)]
+	} else {
+		found = make([]uint8, len(e.words))
+	}
+	anyOf := func(ids []int) bool {
+		for _, i := range ids {
+			if found[i] == 0 {
+				found[i] = 2
+				if bytes.Contains(text, e.words[i]) {
+					found[i] = 1
+				}
+			}
+			if found[i] == 1 {
+				return true
 			}
 		}
-		if training == 1 {
-			return true
+		return false
+	}
+	for _, g := range e.gates {
+		if !anyOf(g.words) || len(g.also) > 0 && !anyOf(g.also) {
+			continue
 		}
-	}
-	return false
-}
-
-var trainingBytes = func() [][]byte {
-	var out [][]byte
-	for _, w := range trainingWords {
-		out = append(out, []byte(w))
-	}
-	return out
-}()
-
-func containsAny(text []byte, words [][]byte) bool {
-	for _, w := range words {
-		if bytes.Contains(text, w) {
+		if !g.training || anyOf(e.trainingIDs) {
 			return true
 		}
 	}
