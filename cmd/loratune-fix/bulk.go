@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -59,7 +58,6 @@ type progress struct {
 	bar      *progressbar.ProgressBar
 	total    atomic.Int64 // -1 while counting
 	maxSet   bool
-	done     int64
 	findings int
 	unit     string
 }
@@ -67,10 +65,33 @@ type progress struct {
 func newProgress(stderr io.Writer, quiet bool, unit string, count func() int64) *progress {
 	p := &progress{w: stderr, on: !quiet && isTerminal(stderr), start: time.Now(), unit: unit}
 	p.total.Store(-1)
-	if p.on && count != nil {
+	if !p.on {
+		return p
+	}
+	if count != nil {
 		go func() { p.total.Store(count()) }()
 	}
+	// The bar starts with the run, so its rate and time left are right,
+	// but draws nothing during the first second: short runs stay silent.
+	p.bar = progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(&afterSecond{w: stderr, start: p.start}),
+		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString(unit),
+		progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30))
 	return p
+}
+
+// afterSecond drops what is written during the first second.
+type afterSecond struct {
+	w     io.Writer
+	start time.Time
+}
+
+func (a *afterSecond) Write(b []byte) (int, error) {
+	if time.Since(a.start) < time.Second {
+		return len(b), nil
+	}
+	return a.w.Write(b)
 }
 
 // step records one finished item with its findings.
@@ -78,19 +99,7 @@ func (p *progress) step(findings int) {
 	if !p.on {
 		return
 	}
-	p.done++
 	p.findings += findings
-	if p.bar == nil {
-		if time.Since(p.start) < time.Second {
-			return
-		}
-		p.bar = progressbar.NewOptions64(p.total.Load(),
-			progressbar.OptionSetWriter(p.w), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString(p.unit), progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish(),
-			progressbar.OptionSetWidth(30), progressbar.OptionFullWidth())
-		p.bar.Set64(p.done - 1)
-	}
 	if !p.maxSet {
 		if t := p.total.Load(); t >= 0 {
 			p.bar.ChangeMax64(t)
@@ -113,18 +122,6 @@ func (p *progress) finish() {
 		p.bar.Clear()
 		p.bar = nil
 	}
-}
-
-// lockedWriter serialises writes from several goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
 }
 
 func plural(n int, word string) string {
