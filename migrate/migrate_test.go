@@ -180,7 +180,8 @@ func TestMigrateFailuresDoNotStopOthers(t *testing.T) {
 	os.WriteFile(filepath.Join(dirty, "scratch.py"), []byte("x = 1\n"), 0o644)
 	broken := newRepo(t, e, map[string]string{
 		"train.py": string(fixtures.Demo),
-		"bad.py":   "from transformers import AutoModel\nmodel = AutoModel.from_pretrained(\n",
+		// A training file (so the prefilter lets it through) that does not parse.
+		"bad.py": "from transformers import AutoModel, Trainer\ntrainer = Trainer()\nmodel = AutoModel.from_pretrained(\n",
 	})
 	refused, refusedBare := newRemote(t, e, training)
 	hook := filepath.Join(refusedBare, "hooks", "pre-receive")

@@ -152,6 +152,9 @@ type Result struct {
 	// Dropped names fixes that would have broken the file: an internal
 	// error of the rule, never written.
 	Dropped []string
+	// Frozen are the spans given to FixFrozen, moved to where they lie in
+	// Output (after any byte order mark).
+	Frozen []Span
 }
 
 // Check runs the rules once, with vs the versions found for the file and reports findings without changing anything.
@@ -174,6 +177,13 @@ const maxPasses = 8
 // nothing changes. The output always parses; a fix that would break the
 // parse is dropped and named in Result.Dropped.
 func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
+	return e.FixFrozen(text, vs, nil)
+}
+
+// FixFrozen is Fix with spans of the text (offsets after any byte order
+// mark) that no fix may touch; Result.Frozen gives where they lie in the
+// output. A notebook freezes its IPython magic lines and cell boundaries.
+func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, error) {
 	body, err := e.prepare(text)
 	if err != nil {
 		return nil, err
@@ -195,7 +205,7 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || skip[fixKey(fd)] {
 				continue
 			}
-			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes {
+			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || TouchesFrozen(fd.Fix, frozen) {
 				continue
 			}
 			ok := true
@@ -218,6 +228,7 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
 		}
 		res.Passes = pass + 1
+		frozen = shiftSpans(frozen, applied(chosen, dropped))
 		if bytes.Equal(next, cur) {
 			if len(dropped) == 0 {
 				break
@@ -232,6 +243,7 @@ func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
 	}
 	res.Output = out
 	res.Changed = !bytes.Equal(out, text)
+	res.Frozen = frozen
 	return res, nil
 }
 

@@ -1,8 +1,199 @@
 package runner
 
-import "errors"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
 
-// processNotebook is filled in by the notebook support.
+	"github.com/loratune/loratune-fix/notebook"
+	"github.com/loratune/loratune-fix/pins"
+	"github.com/loratune/loratune-fix/rewrite"
+)
+
+// CellChange is one notebook cell whose source the fix changed.
+type CellChange struct {
+	Cell          int // 1-based index among all cells
+	Before, After string
+}
+
+// processNotebook runs the engine over the code cells of a notebook, joined
+// into one Python source, and writes the fixed cell sources back into the
+// JSON text in place. Findings carry their cell; positions and fix edits
+// are within the cell's source.
 func processNotebook(opts *Options, f *File) {
-	f.Err = &FileError{f.Path, errors.New("notebooks are not supported yet")}
+	nb, err := notebook.Parse(f.Before)
+	if err != nil {
+		f.Err = &FileError{f.Path, err}
+		return
+	}
+	f.Versions = notebookPins(nb, filepath.Base(f.Path)).Merge(f.Versions)
+	skip := map[int]bool{}
+	for {
+		v := notebook.Build(nb, skip)
+		res := &rewrite.Result{}
+		switch {
+		case !opts.Engine.MayMatch(v.Text):
+			// Nothing for the rules in the notebook's own code; a script
+			// it writes may still have something.
+			f.Skipped = true
+		case opts.Fix:
+			res, err = opts.Engine.FixFrozen(v.Text, f.Versions, v.Frozen)
+		default:
+			res, err = opts.Engine.Check(v.Text, f.Versions)
+		}
+		var se *rewrite.SyntaxError
+		if errors.As(err, &se) {
+			// Leave out the cells that do not parse on their own (another
+			// language, a half-written cell) and reason over the rest.
+			bad := 0
+			for _, c := range v.Cells() {
+				if rewrite.Parses(v.CellText(c)) != nil {
+					skip[c.Index] = true
+					bad++
+				}
+			}
+			if bad > 0 {
+				continue
+			}
+		}
+		if err != nil {
+			f.Err = &FileError{f.Path, err}
+			return
+		}
+		f.Diags = notebookDiags(v, res.Findings)
+		f.Dropped = res.Dropped
+		sources := map[int]string{}
+		if opts.Fix && res.Changed {
+			sources = v.Split(res.Output, res.Frozen)
+		}
+		ran, ok := scriptCells(opts, f, nb, sources)
+		if !ok {
+			return
+		}
+		f.Skipped = f.Skipped && !ran
+		sortDiags(f.Diags)
+		if len(sources) > 0 {
+			f.After = nb.Render(sources)
+			f.Changed = !bytes.Equal(f.After, f.Before)
+			for _, c := range nb.Cells {
+				if src, ok := sources[c.Index]; ok {
+					f.Cells = append(f.Cells, CellChange{Cell: c.Index, Before: c.Source, After: src})
+				}
+			}
+		}
+		return
+	}
+}
+
+// scriptCells runs the engine over each %%writefile *.py cell as a file of
+// its own (the notebook writes its training script and runs it with
+// !python), adding its findings and fixed source. ran says whether any
+// was parsed; ok is false when it set f.Err.
+func scriptCells(opts *Options, f *File, nb *notebook.Notebook, sources map[int]string) (ran, ok bool) {
+	for _, c := range nb.Code() {
+		body, header, name, isScript := notebook.ScriptCell(c)
+		if !isScript || !opts.Engine.MayMatch([]byte(body)) {
+			continue
+		}
+		ran = true
+		var res *rewrite.Result
+		var err error
+		if opts.Fix {
+			res, err = opts.Engine.Fix([]byte(body), f.Versions)
+		} else {
+			res, err = opts.Engine.Check([]byte(body), f.Versions)
+		}
+		if err != nil {
+			var se *rewrite.SyntaxError
+			if errors.As(err, &se) {
+				continue // not Python after all: the cell is left alone
+			}
+			f.Err = &FileError{f.Path, fmt.Errorf("cell %d (%s): %w", c.Index, name, err)}
+			return ran, false
+		}
+		src := rewrite.NewSource([]byte(c.Source))
+		for _, fd := range res.Findings {
+			fd = shiftFinding(fd, header)
+			fd.Begin, fd.Finish = src.Position(fd.Start), src.Position(fd.End)
+			f.Diags = append(f.Diags, Diag{Finding: fd, Cell: c.Index})
+		}
+		f.Dropped = append(f.Dropped, res.Dropped...)
+		if opts.Fix && res.Changed {
+			sources[c.Index] = c.Source[:header] + string(res.Output)
+		}
+	}
+	return ran, true
+}
+
+// sortDiags orders a notebook's findings by cell, then position.
+func sortDiags(ds []Diag) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Cell != ds[j].Cell {
+			return ds[i].Cell < ds[j].Cell
+		}
+		return ds[i].Start < ds[j].Start
+	})
+}
+
+// notebookDiags moves findings from the virtual source into their cells.
+// A fix that would touch a magic line or span two cells is not applied
+// (FixFrozen refuses it); its finding is kept without the fix.
+func notebookDiags(v *notebook.Virtual, findings []rewrite.Finding) []Diag {
+	sources := map[*notebook.Cell]*rewrite.Source{}
+	pos := func(c *notebook.Cell, at int) rewrite.Position {
+		s, ok := sources[c]
+		if !ok {
+			s = rewrite.NewSource([]byte(c.Source))
+			sources[c] = s
+		}
+		return s.Position(at)
+	}
+	var out []Diag
+	for _, fd := range findings {
+		cell, start, ok := v.Locate(fd.Start)
+		if !ok {
+			continue // on a separator: cannot happen for a real finding
+		}
+		end := len(cell.Source)
+		if c2, e, ok := v.Locate(fd.End); ok && c2 == cell {
+			end = e
+		}
+		fd.Start, fd.End = start, end
+		fd.Begin, fd.Finish = pos(cell, start), pos(cell, end)
+		if fd.Fix != nil {
+			if c, edits, ok := v.MapFix(fd.Fix); ok && c == cell {
+				fx := *fd.Fix
+				fx.Edits = edits
+				fd.Fix = &fx
+			} else {
+				fd.Message += fmt.Sprintf(" (not fixed: the fix would touch an IPython magic line or span two cells; fix %q by hand)", fd.Fix.Message)
+				fd.Fix = nil
+			}
+		}
+		out = append(out, Diag{Finding: fd, Cell: cell.Index})
+	}
+	return out
+}
+
+// notebookPins reads `pip install` lines of the code cells: the notebook's
+// own installs govern its kernel, so they win over the pin files around it.
+// A later install of a library wins over an earlier one.
+func notebookPins(nb *notebook.Notebook, name string) rewrite.Versions {
+	var vs rewrite.Versions
+	for _, c := range nb.Code() {
+		shell := strings.HasPrefix(c.Source, "%%bash") || strings.HasPrefix(c.Source, "%%sh") || strings.HasPrefix(c.Source, "%%script")
+		for _, line := range notebook.SplitLines(c.Source) {
+			if shell && !strings.HasPrefix(strings.TrimSpace(line), "%%") {
+				line = "!" + line
+			}
+			for lib, v := range pins.PipInstall(strings.TrimRight(line, "\r\n")) {
+				v.Source = fmt.Sprintf("%s:cell %d", name, c.Index)
+				vs.Set(lib, v)
+			}
+		}
+	}
+	return vs
 }

@@ -29,6 +29,10 @@ type Options struct {
 	Jobs int
 	// Versions finds the pins that govern a file (nil: none known).
 	Versions func(path string) rewrite.Versions
+	// EngineFor gives the engine of one file when it differs from Engine
+	// (per-file ignores of the configuration); nil, or a nil result, means
+	// Engine.
+	EngineFor func(path string) *rewrite.Engine
 	// MaxFileSize skips larger files with a message (0: the default).
 	MaxFileSize int64
 }
@@ -52,6 +56,8 @@ type File struct {
 	Skipped  bool // no trigger word: not parsed
 	Dropped  []string
 	Versions rewrite.Versions
+	// Cells are the notebook cells whose source changed (notebooks only).
+	Cells []CellChange
 	// Err is a problem with this file alone (unreadable, binary, syntax
 	// error, too large); the others go on.
 	Err error
@@ -68,6 +74,13 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // Process runs the engine over one file's bytes. It never writes.
 func Process(opts *Options, path string, data []byte) *File {
+	if opts.EngineFor != nil {
+		if e := opts.EngineFor(path); e != nil {
+			o := *opts
+			o.Engine = e
+			opts = &o
+		}
+	}
 	f := &File{Path: path, Before: data, After: data}
 	if opts.Versions != nil {
 		f.Versions = opts.Versions(path)

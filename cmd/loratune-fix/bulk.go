@@ -106,7 +106,7 @@ func (p *progress) step(findings int) {
 			p.maxSet = true
 		}
 	}
-	p.bar.Describe(plural(p.findings, "finding"))
+	p.bar.Describe(strconv.Itoa(p.findings) + " finding" + plural(p.findings))
 	p.bar.Add64(1)
 }
 
@@ -122,11 +122,4 @@ func (p *progress) finish() {
 		p.bar.Clear()
 		p.bar = nil
 	}
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

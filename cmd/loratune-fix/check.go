@@ -17,7 +17,8 @@ func newCheckCmd() *cobra.Command {
 		Short: "List the findings; exit 1 when there is any",
 		Long: `Lists findings as path:line:col: CODE name: message, with [*] on those that have a
 fix. --output-format json prints one JSON array (schema in docs/json-output.md),
-jsonl one JSON object per file as each file is done.
+sarif a SARIF 2.1.0 log (code scanning), github workflow annotations, jsonl one
+JSON object per file as each file is done.
 Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -25,11 +26,14 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 			if err != nil {
 				return err
 			}
-			if format != "text" && format != "json" && format != "jsonl" {
-				return fmt.Errorf("--output-format %q: want text, json or jsonl", format)
+			switch format {
+			case "text", "json", "sarif", "github", "jsonl":
+			default:
+				return fmt.Errorf("--output-format %q: want text, json, sarif, github or jsonl", format)
 			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var js report.JSONArray
+			sarif := report.NewSARIF(opts.Engine.Rules())
 			total, fixable := 0, 0
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
 				total += len(f.Diags)
@@ -41,17 +45,26 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 				switch format {
 				case "json":
 					js.Add(f)
+				case "sarif":
+					sarif.Add(f)
+				case "github":
+					report.GitHub(out, f)
 				case "jsonl":
 					report.JSONLine(out, f)
 				default:
 					report.Text(out, f)
 				}
 			})
-			if format == "json" {
+			switch {
+			case format == "json":
 				if err := js.Flush(out); err != nil {
 					return err
 				}
-			} else if total > 0 && format == "text" {
+			case format == "sarif":
+				if err := sarif.Flush(out); err != nil {
+					return err
+				}
+			case format == "text" && total > 0:
 				fmt.Fprintf(stderr, "Found %d finding(s); %d fixable with `loratune-fix fix`.\n", total, fixable)
 			}
 			switch {
@@ -67,6 +80,6 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 	}
 	rf.register(cmd)
 	rf.bulk.register(cmd)
-	cmd.Flags().StringVar(&format, "output-format", "text", "text, json or jsonl")
+	cmd.Flags().StringVar(&format, "output-format", "text", "text, json, sarif (SARIF 2.1.0), github (workflow annotations) or jsonl (one object per file)")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loratune/loratune-fix/pins"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
@@ -22,6 +23,7 @@ type ruleFlags struct {
 	jobs                       int
 	maxFileSize                int64
 	parseTimeout               time.Duration
+	cfg                        configFlags
 	bulk                       bulkFlags // registered by the commands that walk folders
 }
 
@@ -36,6 +38,7 @@ func (r *ruleFlags) register(cmd *cobra.Command) {
 	fs.IntVarP(&r.jobs, "jobs", "j", 0, "parallel workers (default: the number of CPUs)")
 	fs.Int64Var(&r.maxFileSize, "max-file-size", runner.DefaultMaxFileSize, "skip files larger than this many bytes")
 	fs.DurationVar(&r.parseTimeout, "parse-timeout", 10*time.Second, "give up on a file whose parse takes longer")
+	r.cfg.register(cmd)
 }
 
 func parseTarget(s string) (rewrite.Versions, error) {
@@ -66,14 +69,21 @@ func (r *ruleFlags) options(fix, write bool) (*runner.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := rewrite.New(rewrite.Options{
+	ro := rewrite.Options{
 		Profile: r.profile, Select: r.selectRules, Ignore: r.ignoreRules,
 		UnsafeFixes: r.unsafeFixes, Target: target, ParseTimeout: r.parseTimeout,
-	})
+	}
+	cfg, err := r.cfg.load(r.stdinName)
 	if err != nil {
 		return nil, err
 	}
-	return &runner.Options{Engine: eng, Fix: fix, Write: write, Jobs: r.jobs, MaxFileSize: r.maxFileSize}, nil
+	r.cfg.merge(&ro, cfg)
+	eng, err := rewrite.New(ro)
+	if err != nil {
+		return nil, err
+	}
+	return &runner.Options{Engine: eng, Fix: fix, Write: write, Jobs: r.jobs, MaxFileSize: r.maxFileSize,
+		Versions: pins.NewFinder().For, EngineFor: perFileEngines(ro, cfg)}, nil
 }
 
 // each runs opts over paths ("-" is stdin) and calls emit per file in path

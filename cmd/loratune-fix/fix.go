@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,7 +48,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 					report.JSONLine(out, f)
 				}
 				if f.Err != nil {
-					if args[0] == "-" && len(args) == 1 && format != "json" {
+					if args[0] == "-" && len(args) == 1 && format == "diff" {
 						out.Write(f.Before) // a filter passes what it cannot fix through unchanged
 					}
 					return
@@ -73,7 +74,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 						fmt.Fprintf(stderr, "fixed %s\n", f.Path)
 					}
 				default:
-					fmt.Fprint(out, udiff.Unified(f.Path, string(f.Before), string(f.After), pal))
+					fmt.Fprint(out, fileDiff(f, pal))
 				}
 			})
 			if format == "json" {
@@ -114,4 +115,18 @@ func summary(w interface{ Write([]byte) (int, error) }, changed, fixes, unfixed 
 		msg += fmt.Sprintf(" %d finding(s) need a look by hand: see `loratune-fix check`.", unfixed)
 	}
 	fmt.Fprintln(w, msg)
+}
+
+// fileDiff is the unified diff of a file; a notebook gets one diff per
+// changed cell, named "path:cell N", showing the cell's Python source rather
+// than its JSON encoding (--write applies it to the JSON).
+func fileDiff(f *runner.File, pal udiff.Palette) string {
+	if len(f.Cells) == 0 {
+		return udiff.Unified(f.Path, string(f.Before), string(f.After), pal)
+	}
+	var b strings.Builder
+	for _, c := range f.Cells {
+		b.WriteString(udiff.Unified(fmt.Sprintf("%s:cell %d", f.Path, c.Cell), c.Before, c.After, pal))
+	}
+	return b.String()
 }

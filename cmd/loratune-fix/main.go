@@ -49,6 +49,8 @@ use_cache and torch.compile. It shows a diff first and writes only with --write.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newFixCmd(), newCheckCmd(), newRulesCmd(), newDemoCmd(), newMigrateCmd())
+	root.AddCommand(newFixCmd(), newCheckCmd(), newRulesCmd(), newDemoCmd())
+	root.AddCommand(newReviewCmd())
+	root.AddCommand(newMigrateCmd())
 	return root
 }

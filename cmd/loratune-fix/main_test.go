@@ -175,12 +175,12 @@ func TestStdinFixWritesTheFixedSource(t *testing.T) {
 func TestBadFilesAreOneLineEachAndTheOthersStillRun(t *testing.T) {
 	dir, path := writeDemo(t)
 	broken := filepath.Join(dir, "broken.py")
-	brokenText := "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\n"
+	brokenText := "from transformers import AutoModelForCausalLM, Trainer\nmodel = AutoModelForCausalLM.from_pretrained(\n"
 	os.WriteFile(broken, []byte(brokenText), 0o644)
 	binary := filepath.Join(dir, "blob.py")
 	os.WriteFile(binary, []byte("from_pretrained\x00\x01"), 0o644)
 	latin1 := filepath.Join(dir, "latin1.py")
-	os.WriteFile(latin1, []byte("# caf\xe9\nx = 'from_pretrained'\n"), 0o644)
+	os.WriteFile(latin1, []byte("# caf\xe9\nx = 'from_pretrained'\ntrainer.train()\n"), 0o644)
 	missing := filepath.Join(dir, "missing.py")
 
 	_, stderr, code := run(t, "", "fix", "--write", dir, missing)

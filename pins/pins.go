@@ -1,0 +1,384 @@
+// Package pins finds the library versions that govern a training script:
+// the nearest requirements*.txt, pyproject.toml (PEP 621 and Poetry),
+// setup.cfg, setup.py and environment.yml, walking up from the script to
+// the repository root. Each version says where it was found, for messages.
+package pins
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/loratune/loratune-fix/rewrite"
+)
+
+// Libraries are the libraries whose versions the rules read.
+var Libraries = []string{"transformers", "peft", "trl", "torch"}
+
+// Finder looks up pins, caching what each directory holds: a bulk run over
+// thousands of scripts reads each pin file once. Safe for concurrent use.
+type Finder struct {
+	mu   sync.Mutex
+	dirs map[string]*dirPins
+}
+
+// NewFinder returns an empty finder.
+func NewFinder() *Finder { return &Finder{dirs: map[string]*dirPins{}} }
+
+// dirPins is what one directory's pin files say, with Source relative to
+// that directory ("requirements.txt:3").
+type dirPins struct {
+	pins map[string]rewrite.Version
+	root bool // a repository root: the walk stops here
+}
+
+// For returns the versions that govern the script at path: for each
+// library, the nearest directory (from the script's own up to the
+// repository root) whose pin files name it. Source is the pin file relative
+// to the script's directory, with its line: "../requirements.txt:3".
+func (f *Finder) For(path string) rewrite.Versions {
+	var vs rewrite.Versions
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return vs
+	}
+	found := map[string]bool{}
+	rel := ""
+	for dir := abs; ; {
+		d := f.dir(dir)
+		for lib, v := range d.pins {
+			if found[lib] {
+				continue
+			}
+			found[lib] = true
+			if rel != "" {
+				v.Source = filepath.ToSlash(filepath.Join(rel, v.Source))
+			}
+			vs.Set(lib, v)
+		}
+		parent := filepath.Dir(dir)
+		if d.root || parent == dir || len(found) == len(Libraries) {
+			return vs
+		}
+		dir = parent
+		rel = filepath.Join(rel, "..")
+	}
+}
+
+func (f *Finder) dir(dir string) *dirPins {
+	f.mu.Lock()
+	d, ok := f.dirs[dir]
+	f.mu.Unlock()
+	if ok {
+		return d
+	}
+	d = readDir(dir)
+	f.mu.Lock()
+	f.dirs[dir] = d
+	f.mu.Unlock()
+	return d
+}
+
+// readDir reads the pin files of one directory. Within a directory the
+// order is requirements.txt, other requirements*.txt (sorted),
+// pyproject.toml, setup.cfg, setup.py, environment.yml: the first that
+// names a library pins it.
+func readDir(dir string) *dirPins {
+	d := &dirPins{pins: map[string]rewrite.Version{}}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		d.root = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return d
+	}
+	var reqs []string
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, "requirements") && strings.HasSuffix(n, ".txt") && n != "requirements.txt" && !e.IsDir() {
+			reqs = append(reqs, n)
+		}
+	}
+	sort.Strings(reqs)
+	names := append([]string{"requirements.txt"}, reqs...)
+	names = append(names, "pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var got map[string]rewrite.Version
+		switch {
+		case strings.HasSuffix(name, ".txt"):
+			got = Requirements(dir, name, data)
+		case name == "pyproject.toml":
+			got = Pyproject(name, data)
+		case name == "setup.cfg":
+			got = SetupCfg(name, data)
+		case name == "setup.py":
+			got = SetupPy(name, data)
+		default:
+			got = Environment(name, data)
+		}
+		for lib, v := range got {
+			if _, ok := d.pins[lib]; !ok {
+				d.pins[lib] = v
+			}
+		}
+	}
+	return d
+}
+
+func at(name string, line int) string { return name + ":" + strconv.Itoa(line) }
+
+// addPin keeps the first mention of each library.
+func addPin(out map[string]rewrite.Version, lib string, v rewrite.Version, source string) {
+	if _, ok := out[lib]; ok {
+		return
+	}
+	v.Source = source
+	out[lib] = v
+}
+
+// Requirements reads a pip requirements file, following -r includes in
+// the same directory tree (up to a small depth).
+func Requirements(dir, name string, data []byte) map[string]rewrite.Version {
+	out := map[string]rewrite.Version{}
+	readRequirements(dir, name, data, out, 0)
+	return out
+}
+
+func readRequirements(dir, name string, data []byte, out map[string]rewrite.Version, depth int) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		for _, flag := range []string{"-r ", "--requirement ", "--requirement=", "-c ", "--constraint ", "--constraint="} {
+			if strings.HasPrefix(line, flag) && depth < 3 {
+				inc := strings.TrimSpace(strings.TrimPrefix(line, flag))
+				if b, err := os.ReadFile(filepath.Join(dir, inc)); err == nil {
+					readRequirements(dir, filepath.ToSlash(filepath.Join(filepath.Dir(name), inc)), b, out, depth+1)
+				}
+			}
+		}
+		if strings.HasPrefix(line, "-e ") || strings.HasPrefix(line, "--editable ") {
+			line = strings.TrimSpace(line[strings.IndexByte(line, ' '):])
+		}
+		if strings.HasPrefix(line, "-") {
+			continue
+		}
+		if lib, v, ok := requirement(line); ok {
+			addPin(out, lib, v, at(name, n))
+		}
+	}
+}
+
+// Pyproject reads PEP 621 dependencies (and optional dependencies) and
+// Poetry's dependency tables.
+func Pyproject(name string, data []byte) map[string]rewrite.Version {
+	out := map[string]rewrite.Version{}
+	var doc struct {
+		Project struct {
+			Dependencies         []string            `toml:"dependencies"`
+			OptionalDependencies map[string][]string `toml:"optional-dependencies"`
+		} `toml:"project"`
+		// PEP 735 dependency groups: strings, or {include-group = ...}.
+		DependencyGroups map[string][]any `toml:"dependency-groups"`
+		Tool             struct {
+			Poetry struct {
+				Dependencies    map[string]any `toml:"dependencies"`
+				DevDependencies map[string]any `toml:"dev-dependencies"`
+				Group           map[string]struct {
+					Dependencies map[string]any `toml:"dependencies"`
+				} `toml:"group"`
+			} `toml:"poetry"`
+		} `toml:"tool"`
+	}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return out // a broken pyproject pins nothing; the config reader reports it
+	}
+	text := string(data)
+	reqs := doc.Project.Dependencies
+	var extras []string
+	for k := range doc.Project.OptionalDependencies {
+		extras = append(extras, k)
+	}
+	sort.Strings(extras)
+	for _, k := range extras {
+		reqs = append(reqs, doc.Project.OptionalDependencies[k]...)
+	}
+	var groupNames []string
+	for g := range doc.DependencyGroups {
+		groupNames = append(groupNames, g)
+	}
+	sort.Strings(groupNames)
+	for _, g := range groupNames {
+		for _, item := range doc.DependencyGroups[g] {
+			if r, ok := item.(string); ok {
+				reqs = append(reqs, r)
+			}
+		}
+	}
+	for _, r := range reqs {
+		if lib, v, ok := requirement(r); ok {
+			addPin(out, lib, v, at(name, lineOf(text, strconv.Quote(r)[1:len(strconv.Quote(r))-1])))
+		}
+	}
+	poetry := []map[string]any{doc.Tool.Poetry.Dependencies}
+	var groups []string
+	for g := range doc.Tool.Poetry.Group {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	for _, g := range groups {
+		poetry = append(poetry, doc.Tool.Poetry.Group[g].Dependencies)
+	}
+	poetry = append(poetry, doc.Tool.Poetry.DevDependencies)
+	for _, deps := range poetry {
+		var keys []string
+		for k := range deps {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			lib, ok := libraries[normalize(k)]
+			if !ok {
+				continue
+			}
+			addPin(out, lib, poetryVersion(deps[k]), at(name, lineOfKey(text, k)))
+		}
+	}
+	return out
+}
+
+// poetryVersion reads "^4.36", {version = ">=4.36"}, {git = ..., tag =
+// "v4.36.0"} and a list of such tables (per-platform pins: the lowest).
+func poetryVersion(v any) rewrite.Version {
+	switch t := v.(type) {
+	case string:
+		return lowerBound(t)
+	case map[string]any:
+		if s, ok := t["version"].(string); ok {
+			return lowerBound(s)
+		}
+		for _, k := range []string{"tag", "rev", "branch"} {
+			if s, ok := t[k].(string); ok {
+				return urlVersion("x@" + s)
+			}
+		}
+	case []map[string]any:
+		var best rewrite.Version
+		for _, m := range t {
+			if v := poetryVersion(m); v.Known && (!best.Known || less(v, best)) {
+				best = v
+			}
+		}
+		return best
+	}
+	return rewrite.Version{}
+}
+
+// lineOf is the 1-based line of the first occurrence of needle (1 when
+// it is not found).
+func lineOf(text, needle string) int {
+	i := strings.Index(text, needle)
+	if i < 0 {
+		return 1
+	}
+	return strings.Count(text[:i], "\n") + 1
+}
+
+func lineOfKey(text, key string) int {
+	re := regexp.MustCompile(`(?m)^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	if loc := re.FindStringIndex(text); loc != nil {
+		return strings.Count(text[:loc[0]], "\n") + 1
+	}
+	return 1
+}
+
+// SetupCfg reads install_requires and extras_require of setup.cfg.
+func SetupCfg(name string, data []byte) map[string]rewrite.Version {
+	out := map[string]rewrite.Version{}
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		raw := sc.Text()
+		line := strings.TrimSpace(raw)
+		if strings.HasPrefix(line, "[") {
+			section = strings.Trim(line, "[] ")
+			continue
+		}
+		if section != "options" && section != "options.extras_require" {
+			continue
+		}
+		if k, rest, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(raw, " ") && !strings.HasPrefix(raw, "\t") {
+			if section == "options" && strings.TrimSpace(k) != "install_requires" {
+				continue
+			}
+			line = rest
+		} else if raw == line {
+			continue // a key line that is not a dependency list
+		}
+		if lib, v, ok := requirement(line); ok {
+			addPin(out, lib, v, at(name, n))
+		}
+	}
+	return out
+}
+
+var quoted = regexp.MustCompile(`["']([^"'\n]+)["']`)
+
+// SetupPy reads the quoted requirement strings of setup.py (those with a
+// version operator or a URL: a bare name pins nothing and may be the
+// package's own name).
+func SetupPy(name string, data []byte) map[string]rewrite.Version {
+	out := map[string]rewrite.Version{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		for _, m := range quoted.FindAllStringSubmatch(sc.Text(), -1) {
+			s := m[1]
+			if !strings.ContainsAny(s, "=<>~@") {
+				continue
+			}
+			if lib, v, ok := requirement(s); ok {
+				addPin(out, lib, v, at(name, n))
+			}
+		}
+	}
+	return out
+}
+
+var condaPin = regexp.MustCompile(`^([A-Za-z0-9._-]+)\s*=\s*([0-9][^=\s]*)(=.*)?$`)
+
+// Environment reads a conda environment.yml: conda pins ("pytorch=2.1",
+// "transformers=4.36.0=pyhd8ed1ab_0") and its pip section.
+func Environment(name string, data []byte) map[string]rewrite.Version {
+	out := map[string]rewrite.Version{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "- ") {
+			continue
+		}
+		line = strings.Trim(strings.TrimSpace(line[2:]), `"'`)
+		if i := strings.Index(line, "::"); i >= 0 {
+			line = line[i+2:] // channel::name
+		}
+		if m := condaPin.FindStringSubmatch(line); m != nil {
+			line = m[1] + "==" + m[2]
+		}
+		if lib, v, ok := requirement(line); ok {
+			addPin(out, lib, v, at(name, n))
+		}
+	}
+	return out
+}

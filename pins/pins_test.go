@@ -1,0 +1,143 @@
+package pins
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestRequirementLines(t *testing.T) {
+	tests := []struct {
+		line, lib, want string
+		ok              bool
+	}{
+		{"transformers==4.36.0", "transformers", "4.36.0", true},
+		{"transformers[torch]>=4.40,<5 ; python_version >= '3.9'", "transformers", "4.40.0", true},
+		{"transformers<5", "transformers", "unknown", true},
+		{"transformers", "transformers", "unknown", true},
+		{"peft~=0.10.0", "peft", "0.10.0", true},
+		{"Peft == 0.7.*", "peft", "0.7.0", true},
+		{"trl>0.8,!=0.9.0", "trl", "0.8.0", true},
+		{"torch==2.1.0+cu118", "torch", "2.1.0", true},
+		{"torchvision==0.16", "", "", false},
+		{"git+https://github.com/huggingface/transformers@v4.36.0", "transformers", "4.36.0", true},
+		{"git+https://github.com/huggingface/peft.git@main", "peft", "unknown", true},
+		{"git+https://github.com/huggingface/peft.git@0123abc#egg=peft", "peft", "unknown", true},
+		{"transformers @ git+https://github.com/huggingface/transformers.git@v4.45.2", "transformers", "4.45.2", true},
+		{"# transformers==4.1", "", "", false},
+		{"accelerate>=0.20", "", "", false},
+		{"transformers==4.41.2 --hash=sha256:abc \\", "transformers", "4.41.2", true},
+	}
+	for _, tt := range tests {
+		lib, v, ok := requirement(tt.line)
+		if ok != tt.ok || lib != tt.lib || ok && v.String() != tt.want {
+			t.Errorf("requirement(%q) = %q %s %v, want %q %s %v", tt.line, lib, v, ok, tt.lib, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestPipInstall(t *testing.T) {
+	got := PipInstall(`!pip install -q -U "transformers==4.38.2" peft>=0.9 'trl<0.9' accelerate`)
+	if got["transformers"].String() != "4.38.2" || got["peft"].String() != "0.9.0" || got["trl"].Known || len(got) != 3 {
+		t.Errorf("PipInstall = %v", got)
+	}
+	if PipInstall("import pip") != nil || PipInstall("%pip list") != nil {
+		t.Error("not an install line, yet pins came back")
+	}
+	if got := PipInstall("%pip install git+https://github.com/huggingface/transformers@v4.36.0"); got["transformers"].String() != "4.36.0" {
+		t.Errorf("%%pip git form = %v", got)
+	}
+}
+
+func write(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFinderWalksUpToTheRepositoryRoot(t *testing.T) {
+	top := t.TempDir()
+	// Above the repository: must not be read.
+	write(t, filepath.Join(top, "requirements.txt"), "trl==0.7.0\n")
+	repo := filepath.Join(top, "repo")
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(repo, "pyproject.toml"), `[project]
+name = "x"
+dependencies = [
+  "torch>=2.1",
+  "peft>=0.12,<1",
+]
+
+[tool.poetry.dependencies]
+transformers = "^4.30"
+`)
+	write(t, filepath.Join(repo, "sub", "requirements-train.txt"), "# training\ntransformers==5.17.0\n")
+	script := filepath.Join(repo, "sub", "deep", "train.py")
+	write(t, script, "")
+
+	f := NewFinder()
+	vs := f.For(script)
+	if got := vs.Transformers.Describe("transformers"); got != "transformers 5.17.0 (../requirements-train.txt:2)" {
+		t.Errorf("transformers: %s", got)
+	}
+	if got := vs.Peft.Describe("peft"); got != "peft 0.12.0 (../../pyproject.toml:5)" {
+		t.Errorf("peft: %s", got)
+	}
+	if got := vs.Torch.Describe("torch"); got != "torch 2.1.0 (../../pyproject.toml:4)" {
+		t.Errorf("torch: %s", got)
+	}
+	if vs.TRL.Known {
+		t.Errorf("trl came from above the repository root: %s", vs.TRL.Describe("trl"))
+	}
+	// Cached: a change on disk is not seen by the same finder.
+	write(t, filepath.Join(repo, "sub", "requirements-train.txt"), "transformers==4.0.0\n")
+	if again := f.For(script); again.Transformers.String() != "5.17.0" {
+		t.Errorf("second lookup re-read the directory: %s", again.Transformers)
+	}
+}
+
+func TestPoetryAndOtherFormats(t *testing.T) {
+	pp := Pyproject("pyproject.toml", []byte(`[tool.poetry.dependencies]
+python = "^3.10"
+peft = { version = "~0.7.1", extras = ["x"] }
+transformers = { git = "https://github.com/huggingface/transformers.git", tag = "v4.36.2" }
+
+[tool.poetry.group.train.dependencies]
+trl = ">=0.8.1,<0.9"
+`))
+	if pp["peft"].Describe("peft") != "peft 0.7.1 (pyproject.toml:3)" || pp["transformers"].String() != "4.36.2" || pp["trl"].Describe("trl") != "trl 0.8.1 (pyproject.toml:7)" {
+		t.Errorf("poetry: %v", pp)
+	}
+	cfg := SetupCfg("setup.cfg", []byte("[metadata]\nname = peft\n\n[options]\ninstall_requires =\n    torch>=1.13\n    transformers==4.31.0\n"))
+	if cfg["transformers"].Describe("transformers") != "transformers 4.31.0 (setup.cfg:7)" || cfg["torch"].String() != "1.13.0" || len(cfg) != 2 {
+		t.Errorf("setup.cfg: %v", cfg)
+	}
+	py := SetupPy("setup.py", []byte("setup(\n    name=\"peft\",\n    install_requires=[\"transformers>=4.28\", 'peft==0.4.0'],\n)\n"))
+	if py["transformers"].Describe("transformers") != "transformers 4.28.0 (setup.py:3)" || py["peft"].String() != "0.4.0" {
+		t.Errorf("setup.py: %v", py)
+	}
+	env := Environment("environment.yml", []byte("dependencies:\n  - python=3.10\n  - pytorch::pytorch=2.0.1=py3.10_cuda11.8\n  - pip:\n    - transformers==4.33.0\n"))
+	if env["torch"].Describe("torch") != "torch 2.0.1 (environment.yml:3)" || env["transformers"].String() != "4.33.0" {
+		t.Errorf("environment.yml: %v", env)
+	}
+}
+
+func TestDependencyGroups(t *testing.T) {
+	got := Pyproject("pyproject.toml", []byte("[project]\nname = \"x\"\n\n[dependency-groups]\ntrain = [\"trl>=0.19\", {include-group = \"base\"}]\nbase = [\"torch==2.6.0\"]\n"))
+	if got["trl"].Describe("trl") != "trl 0.19.0 (pyproject.toml:5)" || got["torch"].String() != "2.6.0" {
+		t.Errorf("dependency-groups: %v", got)
+	}
+}
+
+func TestRequirementsInclude(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "base.txt"), "peft==0.6.0\n")
+	got := Requirements(dir, "requirements.txt", []byte("-r base.txt\ntransformers>=4.34\n"))
+	if got["peft"].Describe("peft") != "peft 0.6.0 (base.txt:1)" || got["transformers"].String() != "4.34.0" {
+		t.Errorf("include: %v", got)
+	}
+}

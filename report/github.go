@@ -1,0 +1,53 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/runner"
+)
+
+// GitHub writes one workflow command per finding, which GitHub Actions shows
+// as an annotation on the file:
+// ::error file=train.py,line=40,col=20,endLine=40,title=LTF003 training-device-map::message
+func GitHub(w io.Writer, f *runner.File) {
+	for _, d := range f.Diags {
+		props := []string{"file=" + escapeProperty(f.Path)}
+		msg := d.Message
+		if d.Cell > 0 {
+			// Lines count within the cell; the annotation stays on the file.
+			msg = fmt.Sprintf("cell %d, line %d: %s", d.Cell, d.Begin.Line, msg)
+		} else {
+			props = append(props,
+				fmt.Sprintf("line=%d", d.Begin.Line), fmt.Sprintf("col=%d", d.Begin.Column),
+				fmt.Sprintf("endLine=%d", d.Finish.Line))
+		}
+		props = append(props, "title="+escapeProperty(d.Code+" "+d.Name))
+		if d.Fix != nil {
+			msg += " (fix: " + d.Fix.Message + "; run loratune-fix fix)"
+		}
+		fmt.Fprintf(w, "::%s %s::%s\n", annotationLevel(d.Severity), strings.Join(props, ","), escapeData(msg))
+	}
+}
+
+func annotationLevel(sev rewrite.Severity) string {
+	switch sev {
+	case rewrite.SeverityError:
+		return "error"
+	case rewrite.SeverityWarning:
+		return "warning"
+	}
+	return "notice"
+}
+
+// escapeData and escapeProperty follow the runner's rules for workflow
+// commands (actions/toolkit, command.ts).
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -1,0 +1,71 @@
+package rewrite
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFixFrozenLeavesFrozenBytesAndMovesTheSpans(t *testing.T) {
+	src := `import torch
+from peft import LoraConfig, get_peft_model
+from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16, device_map="auto", attn_implementation="eager")
+model = get_peft_model(model, LoraConfig(r=8))
+trainer = Trainer(model=model, args=TrainingArguments(output_dir="o", logging_nan_inf_filter=False))
+trainer.train()
+`
+	e, err := New(Options{Select: []string{"LTF001", "LTF003"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auto := strings.Index(src, `"auto"`)
+	tail := strings.Index(src, "trainer.train()")
+	frozen := []Span{{auto, auto + len(`"auto"`)}, {tail, tail + len("trainer.train()")}}
+	res, err := e.FixFrozen([]byte(src), Versions{}, frozen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Output)
+	if !strings.Contains(out, "torch_dtype=torch.float32") {
+		t.Errorf("the fix outside the frozen spans was not applied:\n%s", out)
+	}
+	if !strings.Contains(out, `device_map="auto"`) {
+		t.Errorf("a frozen span was edited:\n%s", out)
+	}
+	for i, s := range res.Frozen {
+		if got, want := out[s.Start:s.End], src[frozen[i].Start:frozen[i].End]; got != want {
+			t.Errorf("span %d lies on %q in the output, want %q", i, got, want)
+		}
+	}
+	// Plain Fix edits it.
+	res, _ = e.Fix([]byte(src), Versions{})
+	if !strings.Contains(string(res.Output), "device_map=None") {
+		t.Error("Fix without frozen spans left device_map alone")
+	}
+}
+
+func TestTouchesFrozen(t *testing.T) {
+	frozen := []Span{{10, 20}}
+	tests := []struct {
+		e    Edit
+		want bool
+	}{
+		{Edit{Start: 10, End: 10, NewText: "x"}, false}, // insertion at the start
+		{Edit{Start: 20, End: 20, NewText: "x"}, false}, // insertion at the end
+		{Edit{Start: 15, End: 15, NewText: "x"}, true},
+		{Edit{Start: 5, End: 11}, true},
+		{Edit{Start: 19, End: 25}, true},
+		{Edit{Start: 0, End: 10}, false},
+		{Edit{Start: 20, End: 30}, false},
+	}
+	for _, tt := range tests {
+		if got := TouchesFrozen(&Fix{Edits: []Edit{tt.e}}, frozen); got != tt.want {
+			t.Errorf("%+v: %v, want %v", tt.e, got, tt.want)
+		}
+	}
+	moved := shiftSpans(frozen, []Edit{{Start: 10, End: 10, NewText: "ab"}, {Start: 20, End: 20, NewText: "cd"}, {Start: 0, End: 3}})
+	if moved[0] != (Span{9, 19}) {
+		t.Errorf("shiftSpans: %v, want {9 19}", moved[0])
+	}
+}
