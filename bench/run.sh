@@ -56,7 +56,7 @@ time_it() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) b = 0.01; printf "%.1f", a / b }'; }
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GB; $(date -u +%Y-%m-%d)" >&2
-echo "tools: loratune-fix $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "(no git)"), $(rg --version 2>/dev/null | head -1), ast-grep $("$SG" --version | awk '{print $2}')" >&2
+echo "tools: loratune-fix ${LTF_VERSION:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "(no git)")}, $(rg --version 2>/dev/null | head -1), ast-grep $("$SG" --version | awk '{print $2}')" >&2
 
 # (a) The haystack: a copy of the library's *.py, site-packages renamed
 # (loratune-fix, like ruff, skips folders of that name; the others do not).
