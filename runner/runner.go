@@ -177,7 +177,7 @@ func Run(ctx context.Context, opts *Options, files []string, emit func(*File)) {
 
 // RunSeq is Run over a stream of paths, such as Walk yields: a path that
 // comes with an error is emitted as a File with that error, in its place.
-// Memory is bounded by the files in flight (a window of 4 per worker),
+// Memory is bounded by the files in flight (a window of 64 per worker),
 // never by the number of files. For a check (not Fix) run the bytes are
 // dropped from each File once emit returns.
 func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*File)) {
@@ -193,7 +193,11 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 		path string
 		s    *slot
 	}
-	window := make(chan *slot, jobs*4)
+	// Results leave in path order, so a slow file holds back the ones
+	// behind it until they fill the window; a deep window keeps the
+	// workers busy meanwhile. Prefilter misses (most files of a large
+	// tree) wait in it without their bytes.
+	window := make(chan *slot, jobs*64)
 	work := make(chan item)
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -201,7 +205,13 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 		go func() {
 			defer wg.Done()
 			for it := range work {
-				it.s.file = ProcessPath(opts, it.path)
+				f := ProcessPath(opts, it.path)
+				if f.Skipped && f.Err == nil {
+					// A prefilter miss has nothing to show: its bytes need
+					// not wait in the window for the files before it.
+					f.Before, f.After = nil, nil
+				}
+				it.s.file = f
 				close(it.s.done)
 			}
 		}()
