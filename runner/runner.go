@@ -17,6 +17,10 @@ import (
 	"github.com/loratune/loratune-fix/rewrite"
 )
 
+// bigFile is the size from which a parse's C memory is handed back to the
+// system once the file is done.
+const bigFile = 64 << 10
+
 // DefaultMaxFileSize skips files larger than this (generated code, data).
 const DefaultMaxFileSize = 10 << 20
 
@@ -35,6 +39,9 @@ type Options struct {
 	EngineFor func(path string) *rewrite.Engine
 	// MaxFileSize skips larger files with a message (0: the default).
 	MaxFileSize int64
+	// parseGate bounds the source bytes being parsed at once (RunSeq sets
+	// it): a parse takes memory in proportion to its file.
+	parseGate *byteGate
 }
 
 // Diag is a finding located in a file (and, for notebooks, a cell).
@@ -82,9 +89,6 @@ func Process(opts *Options, path string, data []byte) *File {
 		}
 	}
 	f := &File{Path: path, Before: data, After: data}
-	if opts.Versions != nil {
-		f.Versions = opts.Versions(path)
-	}
 	if !opts.Engine.MayMatch(data) && !strings.HasSuffix(path, ".ipynb") {
 		// A file without a NUL or invalid UTF-8 still deserves the check:
 		// binary files are reported, not silently skipped.
@@ -93,6 +97,17 @@ func Process(opts *Options, path string, data []byte) *File {
 		}
 		f.Skipped = true
 		return f
+	}
+	// Pins are looked up for the files that get parsed only: a miss needs
+	// none, and the finder's cache then grows with them, not the tree.
+	if opts.Versions != nil {
+		f.Versions = opts.Versions(path)
+	}
+	if opts.parseGate != nil {
+		defer opts.parseGate.acquire(int64(len(data)))()
+	}
+	if len(data) >= bigFile {
+		defer releaseCMemory()
 	}
 	if strings.HasSuffix(path, ".ipynb") {
 		processNotebook(opts, f)
@@ -185,6 +200,9 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
+	gated := *opts
+	gated.parseGate = newByteGate(ParseBudget)
+	opts = &gated
 	type slot struct {
 		done chan struct{}
 		file *File
@@ -204,6 +222,13 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// One OS thread per worker: tree-sitter's C allocations then
+			// stay in that thread's malloc arena. Unlocked, the parses hop
+			// between threads and every arena keeps its own high-water
+			// mark, so peak memory grew with the number of files parsed
+			// (x2 on a tree 10 times larger), not with the work in flight.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			for it := range work {
 				f := ProcessPath(opts, it.path)
 				if f.Skipped && f.Err == nil {
