@@ -120,11 +120,21 @@ func (e *Engine) MayMatch(text []byte) bool {
 		}
 		return false
 	}
+	training := -1 // -1: not looked at yet
 	for _, g := range e.gates {
 		if !anyOf(g.words) || len(g.also) > 0 && !anyOf(g.also) {
 			continue
 		}
-		if !g.training || anyOf(e.trainingIDs) {
+		if !g.training {
+			return true
+		}
+		if training < 0 {
+			training = 0
+			if anyOf(e.trainingIDs) || trainingCalls.Match(text) {
+				training = 1
+			}
+		}
+		if training == 1 {
 			return true
 		}
 	}

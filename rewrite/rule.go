@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -29,10 +30,15 @@ type Rule struct {
 	Run func(*Pass)
 }
 
-// trainingWords are in every file where File.HasTraining can be true:
-// the training signals of markScopes (a *Trainer call, get_peft_model,
-// prepare_model_for_kbit_training, .train(), backward, an optimizer step).
-var trainingWords = []string{"Trainer", "train(", "backward", "get_peft_model", "prepare_model_for_kbit_training", "optim"}
+// trainingWords and trainingCalls are in every file where File.HasTraining
+// can be true: the training signals of markScopes (a *Trainer call,
+// get_peft_model, prepare_model_for_kbit_training, .train(), a backward
+// call, a step of something named optim...). The calls are a pattern, not
+// words: "backward" and "optim" alone are in a tenth of a library's files
+// (backwards compatibility, optimize), which then cost a parse each.
+var trainingWords = []string{"Trainer", "train(", "get_peft_model", "prepare_model_for_kbit_training"}
+
+var trainingCalls = regexp.MustCompile(`backward\s*\(|(?i:optim)[\w.\[\]]*\.step\s*\(`)
 
 // Profile names.
 const (
