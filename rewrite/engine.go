@@ -130,7 +130,7 @@ func (e *Engine) MayMatch(text []byte) bool {
 		}
 		if training < 0 {
 			training = 0
-			if anyOf(e.trainingIDs) || trainingCalls.Match(text) {
+			if anyOf(e.trainingIDs) || mayCallTraining(text) && trainingCalls.Match(text) {
 				training = 1
 			}
 		}

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
@@ -37,6 +38,11 @@ type Rule struct {
 // words: "backward" and "optim" alone are in a tenth of a library's files
 // (backwards compatibility, optimize), which then cost a parse each.
 var trainingWords = []string{"Trainer", "train(", "get_peft_model", "prepare_model_for_kbit_training"}
+
+// mayCallTraining is the cheap test before trainingCalls' regexp.
+func mayCallTraining(text []byte) bool {
+	return bytes.Contains(text, []byte("backward")) || bytes.Contains(text, []byte("ptim"))
+}
 
 var trainingCalls = regexp.MustCompile(`backward\s*\(|(?i:optim)[\w.\[\]]*\.step\s*\(`)
 

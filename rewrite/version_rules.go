@@ -127,6 +127,8 @@ var removedTrainingArguments = &Rule{
 	Severity: SeverityError,
 	Profiles: []string{ProfileDefault, ProfileLean},
 	Triggers: []string{"warmup_ratio", "evaluation_strategy", "tokenizer="},
+	// Only in a Trainer call or a training-arguments class (trainingArgsClass).
+	Also: []string{"Trainer", "TrainingArguments", "Config"},
 	Doc: `## What it does
 On a script pinned to transformers 5 or later, renames what 5.x removed:
 TrainingArguments(warmup_ratio=x) (and SFTConfig and TRL's other configs)
