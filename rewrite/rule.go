@@ -3,7 +3,6 @@ package rewrite
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -39,12 +38,55 @@ type Rule struct {
 // (backwards compatibility, optimize), which then cost a parse each.
 var trainingWords = []string{"Trainer", "train(", "get_peft_model", "prepare_model_for_kbit_training"}
 
-// mayCallTraining is the cheap test before trainingCalls' regexp.
-func mayCallTraining(text []byte) bool {
-	return bytes.Contains(text, []byte("backward")) || bytes.Contains(text, []byte("ptim"))
+// hasTrainingCall reports a call that markScopes takes for training and
+// trainingWords cannot name: backward(...) (loss.backward(),
+// accelerator.backward(loss)) and a step of something named optim
+// (optimizer.step(), self.optim_g.step(), Optimizer.step()). It is the
+// regular expression `backward\s*\(|(?i:optim)[\w.\[\]]*\.step\s*\(`,
+// written out: the regexp package took a fifth of a library-wide check.
+func hasTrainingCall(text []byte) bool {
+	for rest, at := text, 0; ; {
+		i := bytes.Index(rest, []byte("backward"))
+		if i < 0 {
+			break
+		}
+		at += i + len("backward")
+		if callParen(text, at) {
+			return true
+		}
+		rest = text[at:]
+	}
+	for rest, at := text, 0; ; {
+		i := bytes.Index(rest, []byte(".step"))
+		if i < 0 {
+			return false
+		}
+		dot := at + i
+		at = dot + len(".step")
+		if callParen(text, at) {
+			start := dot
+			for start > 0 && dottedByte(text[start-1]) {
+				start--
+			}
+			if bytes.Contains(bytes.ToLower(text[start:dot]), []byte("optim")) {
+				return true
+			}
+		}
+		rest = text[at:]
+	}
 }
 
-var trainingCalls = regexp.MustCompile(`backward\s*\(|(?i:optim)[\w.\[\]]*\.step\s*\(`)
+// callParen reports an opening parenthesis at i after optional white space.
+func callParen(text []byte, i int) bool {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r' || text[i] == '\f' || text[i] == '\v') {
+		i++
+	}
+	return i < len(text) && text[i] == '('
+}
+
+func dottedByte(b byte) bool {
+	return b == '_' || b == '.' || b == '[' || b == ']' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
 
 // Profile names.
 const (

@@ -1,6 +1,11 @@
 package rewrite
 
-import "testing"
+import (
+	"bytes"
+	"math/rand/v2"
+	"regexp"
+	"testing"
+)
 
 // The training gate of the prefilter sees every training call markScopes
 // knows, and none of the words that merely look like one.
@@ -9,14 +14,14 @@ func TestTrainingCallsPattern(t *testing.T) {
 		"loss.backward()", "accelerator.backward(loss)", "loss.backward (\n)",
 		"optimizer.step()", "self.optim_g.step()", "Optimizer.step ()", "optimizers[0].step()",
 	} {
-		if !trainingCalls.MatchString(src) {
+		if !hasTrainingCall([]byte(src)) {
 			t.Errorf("%q is a training call the prefilter misses", src)
 		}
 	}
 	for _, src := range []string{
 		"kept for backwards compatibility", "def optimize(x):", "self.optimize_step = 1", "scheduler.step()",
 	} {
-		if trainingCalls.MatchString(src) {
+		if hasTrainingCall([]byte(src)) {
 			t.Errorf("%q passes the training gate", src)
 		}
 	}
@@ -48,4 +53,52 @@ func checkFindings(t *testing.T, eng *Engine, src string) int {
 		t.Fatal(err)
 	}
 	return len(res.Findings)
+}
+
+// The one-pass anchored search finds exactly the words bytes.Contains
+// finds: words at the very start and end, overlapping, repeated, absent.
+func TestSearchEqualsContains(t *testing.T) {
+	eng, err := New(Options{Select: []string{"ALL"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("abcdefgiklmnoprstuvwz_.=( \n8TCA")
+	for trial := 0; trial < 3000; trial++ {
+		var b []byte
+		for len(b) < rng.IntN(300) {
+			if rng.IntN(8) == 0 {
+				w := eng.words[rng.IntN(len(eng.words))]
+				if rng.IntN(2) == 0 {
+					w = w[:rng.IntN(len(w))] // a cut word must not count
+				}
+				b = append(b, w...)
+			} else {
+				b = append(b, alphabet[rng.IntN(len(alphabet))])
+			}
+		}
+		found := make([]uint8, len(eng.words))
+		eng.search(b, found)
+		for i, w := range eng.words {
+			if want := bytes.Contains(b, w); want != (found[i] == 1) {
+				t.Fatalf("word %q in %q: search says %v, bytes.Contains %v", w, b, found[i] == 1, want)
+			}
+		}
+	}
+}
+
+// hasTrainingCall is the regular expression it documents, written out.
+func TestHasTrainingCallEqualsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`backward[\t\n\f\r ]*\(|(?i:optim)[\w.\[\]]*\.step[\t\n\f\r ]*\(`)
+	pieces := []string{"backward", "optim", "Optim", ".step", "step", "(", " ", "\n", ".", "x", "[0]", "_g", "-", "back", "izer"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 20000; trial++ {
+		var b []byte
+		for n := rng.IntN(8); n >= 0; n-- {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		if got, want := hasTrainingCall(b), re.Match(b); got != want {
+			t.Fatalf("%q: hasTrainingCall %v, regexp %v", b, got, want)
+		}
+	}
 }
