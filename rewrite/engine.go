@@ -373,6 +373,7 @@ func (e *Engine) runOnce(text []byte, vs Versions) ([]Finding, error) {
 	defer tree.Close()
 	src := NewSource(text)
 	root := tree.RootNode()
+	src.root = root
 	if se := firstSyntaxError(root, src); se != nil {
 		return nil, se
 	}

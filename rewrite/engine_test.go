@@ -198,3 +198,17 @@ func TestPrefilterAsksForATrainingWord(t *testing.T) {
 		t.Error("an inference load without any training word passes the prefilter")
 	}
 }
+
+func TestIndentUnitComesFromBlocksNotFromStrings(t *testing.T) {
+	text := "\"\"\"Usage:\n  python train.py\n\"\"\"\nimport torch\n\n\ndef main():\n    if True:\n        pass\n"
+	tree, err := parse([]byte(text), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	src := NewSource([]byte(text))
+	src.root = tree.RootNode()
+	if u := src.IndentUnit(); u != "    " {
+		t.Errorf("indent unit %q, want four spaces (the docstring's two-space lines do not count)", u)
+	}
+}

@@ -114,7 +114,7 @@ func template(src *Source, base string, lines []string) string {
 	for _, l := range lines {
 		depth := len(l) - len(strings.TrimLeft(l, "\t"))
 		b.WriteString(base)
-		b.WriteString(strings.Repeat(src.IndentUnit, depth))
+		b.WriteString(strings.Repeat(src.IndentUnit(), depth))
 		b.WriteString(l[depth:])
 		b.WriteString(src.EOL)
 	}

@@ -96,8 +96,8 @@ const (
 
 // Profiles lists the profiles with what each one stands for.
 var Profiles = map[string]string{
-	ProfileDefault: "the reported fix set: fp32 master weights, eager attention, device_map=None, dedicated pad, use_cache off, deferred compile (peak memory 1.6-2.3x the bf16 run, 11-17% slower)",
-	ProfileLean:    "keeps bf16 weights and SDPA: switches the cuDNN SDPA backend off instead of fp32 masters and eager attention (near the original's speed and memory)",
+	ProfileDefault: "the reported fix set: fp32 master weights, eager attention, device_map=None, dedicated pad, use_cache off, deferred compile (measured: 1.65x peak memory and 0.94x speed at sequence 512, 1.95x and 0.73x at 2048)",
+	ProfileLean:    "keeps bf16 weights and SDPA: switches the cuDNN SDPA backend off instead of fp32 masters and eager attention (measured: same peak memory, 1.09x speed at sequence 512, 0.88x at 2048)",
 }
 
 // All returns every rule in code order.

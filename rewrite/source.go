@@ -2,7 +2,10 @@ package rewrite
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Source is one Python text as the rules see it: UTF-8 without a byte order
@@ -11,8 +14,9 @@ import (
 type Source struct {
 	Text       []byte
 	EOL        string // "\n" or "\r\n": whichever the file uses most
-	IndentUnit string // one level of indentation: "\t" or N spaces
 	lineStarts []int
+	root       *sitter.Node // set once parsed: the indent unit is read from it
+	unit       string
 }
 
 // NewSource indexes text for line and column lookups.
@@ -34,8 +38,47 @@ func NewSource(text []byte) *Source {
 	if crlf > lf {
 		s.EOL = "\r\n"
 	}
-	s.IndentUnit = detectIndentUnit(text)
 	return s
+}
+
+// IndentUnit is one level of indentation as the file writes it: the step
+// from a compound statement's line to the first statement of its block
+// (read from the tree, so lines inside strings do not count), else the
+// text's own guess.
+func (s *Source) IndentUnit() string {
+	if s.unit == "" {
+		if s.root != nil {
+			s.unit = s.unitFromTree(s.root)
+		}
+		if s.unit == "" {
+			s.unit = detectIndentUnit(s.Text)
+		}
+	}
+	return s.unit
+}
+
+func (s *Source) unitFromTree(n *sitter.Node) string {
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		if c.Type() == "block" {
+			for j := 0; j < int(c.NamedChildCount()); j++ {
+				first := c.NamedChild(j)
+				if first.Type() == "comment" {
+					continue
+				}
+				inner, own := s.Indent(int(first.StartByte()))
+				outer, _ := s.Indent(int(n.StartByte()))
+				if own && len(inner) > len(outer) && strings.HasPrefix(inner, outer) {
+					return inner[len(outer):]
+				}
+				break
+			}
+		}
+		if u := s.unitFromTree(c); u != "" {
+			return u
+		}
+	}
+	return ""
 }
 
 // detectIndentUnit returns "\t" when indented lines start with tabs, else the
