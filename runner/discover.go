@@ -21,12 +21,6 @@ var skipDirs = map[string]bool{
 	".mypy_cache": true, ".ruff_cache": true, ".pytest_cache": true, ".ipynb_checkpoints": true,
 }
 
-// isVirtualenv reports a folder made by venv/virtualenv under any name.
-func isVirtualenv(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "pyvenv.cfg"))
-	return err == nil
-}
-
 // Sources reports whether a file name is one loratune-fix reads.
 func Sources(name string) bool {
 	return strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".ipynb")
@@ -145,13 +139,6 @@ type walker struct {
 // ignore patterns), sub its path from the walk's root (for --exclude).
 // It returns false when the consumer stopped.
 func (w *walker) dir(dir string, rel, sub []string, ign ignoreSet) bool {
-	if !w.opts.NoIgnore {
-		if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
-			// The root of a repository (or one nested in the tree).
-			ign = ign.with(filepath.Join(dir, ".git", "info", "exclude"), rel)
-		}
-		ign = ign.with(filepath.Join(dir, ".gitignore"), rel)
-	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return w.yield(dir, &FileError{dir, unwrapPathError(err)})
@@ -160,6 +147,26 @@ func (w *walker) dir(dir string, rel, sub []string, ign ignoreSet) bool {
 	f.Close()
 	if err != nil && !w.yield(dir, &FileError{dir, unwrapPathError(err)}) {
 		return false
+	}
+	// The entries say what the folder is, without a system call per
+	// question: a virtualenv (not entered, unless it is the argument), a
+	// repository root, a folder with its own .gitignore.
+	for _, e := range entries {
+		switch e.Name() {
+		case "pyvenv.cfg":
+			if len(sub) > 0 {
+				return true
+			}
+		case ".git":
+			if !w.opts.NoIgnore && e.IsDir() {
+				ign = ign.with(filepath.Join(dir, ".git", "info", "exclude"), rel)
+			}
+		}
+	}
+	for _, e := range entries {
+		if e.Name() == ".gitignore" && !w.opts.NoIgnore {
+			ign = ign.with(filepath.Join(dir, ".gitignore"), rel)
+		}
 	}
 	// A folder sorts as "name/", so the paths come out in byte order.
 	key := func(e fs.DirEntry) string {
@@ -182,7 +189,7 @@ func (w *walker) dir(dir string, rel, sub []string, ign ignoreSet) bool {
 			continue
 		}
 		if isDir {
-			if skipDirs[name] || isVirtualenv(path) {
+			if skipDirs[name] {
 				continue
 			}
 			if !w.dir(path, childRel, childSub, ign) {

@@ -232,3 +232,20 @@ func TestShard(t *testing.T) {
 		}
 	}
 }
+
+func TestWalkSkipsVirtualenvs(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"app.py": "", "myenv/pyvenv.cfg": "home = /usr\n", "myenv/lib/site.py": "",
+		"node_modules/x.py": "", "pkg/__pycache__/m.py": "", "pkg/m.py": "",
+	})
+	got := strings.Join(relAll(t, dir, walkAll(t, []string{dir}, WalkOptions{})), " ")
+	if got != "app.py pkg/m.py" {
+		t.Errorf("walk yielded %q, want app.py pkg/m.py", got)
+	}
+	// A virtualenv named as the argument is walked: naming it is asking.
+	env := filepath.Join(dir, "myenv")
+	if got := relAll(t, env, walkAll(t, []string{env}, WalkOptions{})); strings.Join(got, " ") != "lib/site.py" {
+		t.Errorf("walk of the virtualenv itself: %q", got)
+	}
+}

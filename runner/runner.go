@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"runtime"
@@ -140,23 +141,13 @@ func Process(opts *Options, path string, data []byte) *File {
 
 // ProcessPath reads, processes and (with Write) writes one file.
 func ProcessPath(opts *Options, path string) *File {
-	info, err := os.Stat(path)
-	if err != nil {
-		return &File{Path: path, Err: &FileError{path, unwrapPathError(err)}}
-	}
-	if !info.Mode().IsRegular() {
-		return &File{Path: path, Err: &FileError{path, errors.New("not a regular file; skipped")}}
-	}
 	limit := opts.MaxFileSize
 	if limit == 0 {
 		limit = DefaultMaxFileSize
 	}
-	if info.Size() > limit {
-		return &File{Path: path, Err: &FileError{path, fmt.Errorf("%d bytes, over --max-file-size %d; skipped", info.Size(), limit)}}
-	}
-	data, err := os.ReadFile(path)
+	data, info, err := readSource(path, limit)
 	if err != nil {
-		return &File{Path: path, Err: &FileError{path, unwrapPathError(err)}}
+		return &File{Path: path, Err: &FileError{path, err}}
 	}
 	f := Process(opts, path, data)
 	if opts.Write && f.Changed && f.Err == nil {
@@ -167,6 +158,46 @@ func ProcessPath(opts *Options, path string) *File {
 		}
 	}
 	return f
+}
+
+// readSource reads a regular file of at most limit bytes with four system
+// calls (open, fstat, read, close): bulk runs read every file of a tree.
+// The file is opened without blocking, so a FIFO is refused, never waited
+// on.
+func readSource(path string, limit int64) ([]byte, os.FileInfo, error) {
+	fh, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, nil, unwrapPathError(err)
+	}
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return nil, nil, unwrapPathError(err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, nil, errors.New("not a regular file; skipped")
+	}
+	if info.Size() > limit {
+		return nil, nil, fmt.Errorf("%d bytes, over --max-file-size %d; skipped", info.Size(), limit)
+	}
+	// One byte more than the size, so one read sees the end of a file
+	// that did not grow; a file that grew is read to its end.
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		n, err := fh.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, unwrapPathError(err)
+		}
+		if len(data) < cap(data) {
+			break // a short read: the end of a regular file
+		}
+		data = append(data, 0)[:len(data)] // it grew meanwhile: read on
+	}
+	return data, info, nil
 }
 
 func unwrapPathError(err error) error {
