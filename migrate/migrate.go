@@ -48,6 +48,9 @@ type Options struct {
 	Push bool
 	// Runner holds the engine (and Jobs, the workers per repository).
 	Runner *runner.Options
+	// UnsafeFixes: the engine applies unsafe fixes too (for the commit
+	// message's list of the rules applied).
+	UnsafeFixes bool
 	// Walk chooses the files in each repository (its Shard is ignored:
 	// shards split repositories here).
 	Walk runner.WalkOptions
@@ -348,7 +351,7 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 		if f.Changed {
 			changed = append(changed, pending{rel, f.Before, f.After})
 			for _, d := range f.Diags {
-				if d.Fix != nil {
+				if d.Fix != nil && (d.Fix.Applicability != rewrite.Unsafe || r.o.UnsafeFixes) {
 					r.applied[d.Code]++
 				}
 			}
@@ -385,12 +388,24 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 // commit puts the written files on the branch in one commit. On failure
 // the work tree and index are put back as they were.
 func (r *repo) commit(changed []pending) error {
+	had := r.existed
 	undo := func(err error) error {
 		r.git.run(nil, "reset", "-q")
-		r.git.run(nil, append([]string{"checkout", "-q", "--"}, r.res.Files...)...)
+		for _, p := range changed { // the files as they were, without git
+			path := filepath.Join(r.res.Dir, filepath.FromSlash(p.rel))
+			if info, err := os.Stat(path); err == nil {
+				runner.WriteAtomic(path, p.after, p.before, info)
+			}
+		}
+		if !had {
+			// No branch without its commit: a later run would call it
+			// up to date.
+			r.git.run(nil, "switch", "-q", "-")
+			r.git.run(nil, "branch", "-q", "-D", r.o.Branch)
+		}
 		return err
 	}
-	if !r.existed {
+	if !had {
 		if _, err := r.git.run(nil, "switch", "-q", "-c", r.o.Branch); err != nil {
 			return undo(err)
 		}

@@ -302,3 +302,31 @@ func TestCloneDir(t *testing.T) {
 		t.Error("IsURL misreads")
 	}
 }
+
+// A commit that fails leaves no branch behind (a later run would call an
+// empty branch up to date) and the work tree as it was.
+func TestMigrateFailedCommitLeavesNoBranch(t *testing.T) {
+	e := env(t)
+	dir := newRepo(t, e, training)
+	// No identity, and git told not to guess one: the commit fails.
+	noID := filepath.Join(t.TempDir(), "gitconfig")
+	os.WriteFile(noID, []byte("[user]\n\tuseConfigOnly = true\n"), 0o644)
+	o := options(t, e)
+	o.Env = []string{"GIT_CONFIG_GLOBAL=" + noID, "GIT_CONFIG_NOSYSTEM=1", "EMAIL=", "GIT_AUTHOR_NAME=", "GIT_AUTHOR_EMAIL=", "GIT_COMMITTER_NAME=", "GIT_COMMITTER_EMAIL="}
+	res := Run(context.Background(), o, dir)
+	if res.Status != Failed || !strings.Contains(res.Error, "git commit") {
+		t.Fatalf("without an identity: %s %q, want a git commit error", res.Status, res.Error)
+	}
+	if _, err := (gitRunner{dir: dir, env: e}).run(nil, "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
+		t.Error("the failed commit left its branch")
+	}
+	if cur := git(t, e, dir, "symbolic-ref", "--short", "HEAD"); cur != "main" {
+		t.Errorf("left on %s, want main", cur)
+	}
+	if st := git(t, e, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("work tree left dirty:\n%s", st)
+	}
+	if again := Run(context.Background(), options(t, e), dir); again.Status != Changed {
+		t.Errorf("the next run, with an identity: %s %s, want changed", again.Status, again.Error)
+	}
+}

@@ -57,7 +57,7 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 			if err != nil {
 				return err
 			}
-			o.Runner, o.Walk = opts, walk
+			o.Runner, o.Walk, o.UnsafeFixes = opts, walk, rf.unsafeFixes
 			var done map[string]bool
 			if resume != "" {
 				if done, err = migrate.ReadDone(resume); err != nil {
