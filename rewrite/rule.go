@@ -40,45 +40,58 @@ var trainingWords = []string{"Trainer", "train(", "get_peft_model", "prepare_mod
 
 // hasTrainingCall reports a call that markScopes takes for training and
 // trainingWords cannot name: backward(...) (loss.backward(),
-// accelerator.backward(loss)) and a step of something named optim
-// (optimizer.step(), self.optim_g.step(), Optimizer.step()). It is the
-// regular expression `backward\s*\(|(?i:optim)[\w.\[\]]*\.step\s*\(`,
-// written out: the regexp package took a fifth of a library-wide check.
+// accelerator.backward(loss)), train(...) with white space before the
+// parenthesis, and a step of something named optim (optimizer.step(),
+// self.optim_g.step(), Optimizer . step ()). It is the regular expression
+// `(backward|train)\s*\(|(?i:optim)[\w.\[\]\s]*\.\s*step\s*\(`, written
+// out: the regexp package took a fifth of a library-wide check.
 func hasTrainingCall(text []byte) bool {
-	for rest, at := text, 0; ; {
-		i := bytes.Index(rest, []byte("backward"))
-		if i < 0 {
-			break
-		}
-		at += i + len("backward")
-		if callParen(text, at) {
-			return true
-		}
-		rest = text[at:]
-	}
-	for rest, at := text, 0; ; {
-		i := bytes.Index(rest, []byte(".step"))
-		if i < 0 {
-			return false
-		}
-		dot := at + i
-		at = dot + len(".step")
-		if callParen(text, at) {
-			start := dot
-			for start > 0 && dottedByte(text[start-1]) {
-				start--
+	for _, name := range []string{"backward", "train"} {
+		for at := 0; ; {
+			i := bytes.Index(text[at:], []byte(name))
+			if i < 0 {
+				break
 			}
-			if bytes.Contains(bytes.ToLower(text[start:dot]), []byte("optim")) {
+			at += i + len(name)
+			if callParen(text, at) {
 				return true
 			}
 		}
-		rest = text[at:]
 	}
+	for at := 0; ; {
+		i := bytes.Index(text[at:], []byte("step"))
+		if i < 0 {
+			return false
+		}
+		name := at + i
+		at = name + len("step")
+		if !callParen(text, at) {
+			continue
+		}
+		dot := name - 1
+		for dot >= 0 && isSpace(text[dot]) {
+			dot--
+		}
+		if dot < 0 || text[dot] != '.' {
+			continue
+		}
+		start := dot
+		for start > 0 && (dottedByte(text[start-1]) || isSpace(text[start-1])) {
+			start--
+		}
+		if bytes.Contains(bytes.ToLower(text[start:dot]), []byte("optim")) {
+			return true
+		}
+	}
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
 }
 
 // callParen reports an opening parenthesis at i after optional white space.
 func callParen(text []byte, i int) bool {
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r' || text[i] == '\f' || text[i] == '\v') {
+	for i < len(text) && isSpace(text[i]) {
 		i++
 	}
 	return i < len(text) && text[i] == '('

@@ -13,6 +13,7 @@ func TestTrainingCallsPattern(t *testing.T) {
 	for _, src := range []string{
 		"loss.backward()", "accelerator.backward(loss)", "loss.backward (\n)",
 		"optimizer.step()", "self.optim_g.step()", "Optimizer.step ()", "optimizers[0].step()",
+		"trainer.train ()", "self.optimizer\n    .step()", "optimizer. step()",
 	} {
 		if !hasTrainingCall([]byte(src)) {
 			t.Errorf("%q is a training call the prefilter misses", src)
@@ -20,6 +21,7 @@ func TestTrainingCallsPattern(t *testing.T) {
 	}
 	for _, src := range []string{
 		"kept for backwards compatibility", "def optimize(x):", "self.optimize_step = 1", "scheduler.step()",
+		"optimizer.steps()", "optim = 1\nx.step()",
 	} {
 		if hasTrainingCall([]byte(src)) {
 			t.Errorf("%q passes the training gate", src)
@@ -89,8 +91,8 @@ func TestSearchEqualsContains(t *testing.T) {
 
 // hasTrainingCall is the regular expression it documents, written out.
 func TestHasTrainingCallEqualsRegexp(t *testing.T) {
-	re := regexp.MustCompile(`backward[\t\n\f\r ]*\(|(?i:optim)[\w.\[\]]*\.step[\t\n\f\r ]*\(`)
-	pieces := []string{"backward", "optim", "Optim", ".step", "step", "(", " ", "\n", ".", "x", "[0]", "_g", "-", "back", "izer"}
+	re := regexp.MustCompile(`(backward|train)[\t\n\f\r\v ]*\(|(?i:optim)[\w.\[\]\t\n\f\r\v ]*\.[\t\n\f\r\v ]*step[\t\n\f\r\v ]*\(`)
+	pieces := []string{"backward", "train", "optim", "Optim", ".step", "step", "(", " ", "\n", ".", "x", "[0]", "_g", "-", "back", "izer", "s", "="}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 20000; trial++ {
 		var b []byte
