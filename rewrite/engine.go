@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Options choose the rules and how fixes are applied.
@@ -237,7 +239,7 @@ func (e *Engine) Check(text []byte, vs Versions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	findings, err := e.runOnce(body, vs)
+	findings, err := e.runOnce(body, vs, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -265,8 +267,13 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 	res := &Result{}
 	cur := body
 	skip := map[string]bool{} // fixes dropped for breaking the parse
+	var tree *sitter.Tree     // the tree of cur when the last check parsed it
 	for pass := 0; pass < maxPasses; pass++ {
-		findings, err := e.runOnce(cur, vs)
+		findings, err := e.runOnce(cur, vs, tree)
+		if tree != nil {
+			tree.Close()
+			tree = nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -296,7 +303,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 		if len(chosen) == 0 {
 			break
 		}
-		next, dropped := applyVerified(cur, chosen)
+		next, dropped, nextTree := applyVerified(cur, chosen, e.opts.ParseTimeout)
 		for _, d := range dropped {
 			skip[fixKey(d)] = true
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
@@ -304,12 +311,18 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 		res.Passes = pass + 1
 		frozen = shiftSpans(frozen, applied(chosen, dropped))
 		if bytes.Equal(next, cur) {
+			if nextTree != nil {
+				nextTree.Close()
+			}
 			if len(dropped) == 0 {
 				break
 			}
 			continue
 		}
-		cur = next
+		cur, tree = next, nextTree // the next pass reads the tree the check made
+	}
+	if tree != nil {
+		tree.Close()
 	}
 	out := cur
 	if bytes.HasPrefix(text, bom) {
@@ -326,13 +339,15 @@ func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 // applyVerified applies the chosen fixes together and keeps the result if it
 // parses; otherwise it applies them one at a time, dropping each that breaks
 // the parse.
-func applyVerified(text []byte, chosen []*Finding) ([]byte, []*Finding) {
+func applyVerified(text []byte, chosen []*Finding, limit time.Duration) ([]byte, []*Finding, *sitter.Tree) {
 	var all []Edit
 	for _, c := range chosen {
 		all = append(all, c.Fix.Edits...)
 	}
-	if out, err := applyEdits(text, all); err == nil && Parses(out) == nil {
-		return out, nil
+	if out, err := applyEdits(text, all); err == nil {
+		if tree := verified(out, limit); tree != nil {
+			return out, nil, tree
+		}
 	}
 	var dropped []*Finding
 	cur := text
@@ -345,7 +360,21 @@ func applyVerified(text []byte, chosen []*Finding) ([]byte, []*Finding) {
 		}
 		cur = out
 	}
-	return cur, dropped
+	return cur, dropped, nil
+}
+
+// verified parses text and returns its tree when it has no ERROR or
+// MISSING node, else nil.
+func verified(text []byte, limit time.Duration) *sitter.Tree {
+	tree, err := parse(text, limit)
+	if err != nil {
+		return nil
+	}
+	if tree.RootNode().HasError() {
+		tree.Close()
+		return nil
+	}
+	return tree
 }
 
 // prepare rejects what is not UTF-8 Python text and strips a BOM.
@@ -361,16 +390,17 @@ func (e *Engine) prepare(text []byte) ([]byte, error) {
 }
 
 // runOnce parses text, refuses a syntax error, and runs every rule.
-func (e *Engine) runOnce(text []byte, vs Versions) ([]Finding, error) {
+func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) ([]Finding, error) {
 	q, err := loadQueries()
 	if err != nil {
 		return nil, err
 	}
-	tree, err := parse(text, e.opts.ParseTimeout)
-	if err != nil {
-		return nil, err
+	if tree == nil {
+		if tree, err = parse(text, e.opts.ParseTimeout); err != nil {
+			return nil, err
+		}
+		defer tree.Close()
 	}
-	defer tree.Close()
 	src := NewSource(text)
 	root := tree.RootNode()
 	src.root = root

@@ -66,30 +66,37 @@ func (f *Func) contains(n *sitter.Node) bool {
 func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 	f := &File{Src: src, Root: root, imports: map[string]string{}, module: &Func{Name: "<module>"}}
 	text := src.Text
-	each := func(query *sitter.Query, fn func(caps map[string]*sitter.Node)) {
-		qc := sitter.NewQueryCursor()
-		defer qc.Close()
-		qc.Exec(query, root)
-		for {
-			m, ok := qc.NextMatch()
-			if !ok {
-				return
-			}
-			caps := make(map[string]*sitter.Node, len(m.Captures))
-			for _, c := range m.Captures {
-				caps[query.CaptureNameForId(c.Index)] = c.Node
-			}
+	// One walk collects the matches of every query file; they are then read
+	// file by file, functions first (calls and assignments need scopes).
+	matches := map[string][]map[string]*sitter.Node{}
+	qc := sitter.NewQueryCursor()
+	qc.Exec(q.all, root)
+	for {
+		m, ok := qc.NextMatch()
+		if !ok {
+			break
+		}
+		caps := make(map[string]*sitter.Node, len(m.Captures))
+		for _, c := range m.Captures {
+			caps[q.all.CaptureNameForId(c.Index)] = c.Node
+		}
+		name := q.file[m.PatternIndex]
+		matches[name] = append(matches[name], caps)
+	}
+	qc.Close()
+	each := func(file string, fn func(caps map[string]*sitter.Node)) {
+		for _, caps := range matches[file] {
 			fn(caps)
 		}
 	}
 
-	each(q.functions, func(c map[string]*sitter.Node) {
+	each("functions.scm", func(c map[string]*sitter.Node) {
 		fn := c["function"]
 		f.Funcs = append(f.Funcs, &Func{Node: fn, Body: c["body"], Name: c["name"].Content(text), start: fn.StartByte(), end: fn.EndByte()})
 	})
 	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].start < f.Funcs[j].start })
 
-	each(q.imports, func(c map[string]*sitter.Node) {
+	each("imports.scm", func(c map[string]*sitter.Node) {
 		stmt := c["import"]
 		if p := stmt.Parent(); p != nil && p.Type() == "module" {
 			if len(f.importStmts) == 0 || f.importStmts[len(f.importStmts)-1] != stmt {
@@ -117,7 +124,7 @@ func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 		f.imports[alias] = mod
 	})
 
-	each(q.calls, func(c map[string]*sitter.Node) {
+	each("calls.scm", func(c map[string]*sitter.Node) {
 		callee := c["callee"]
 		dotted := dottedName(callee, text)
 		if dotted == "" {
@@ -128,7 +135,7 @@ func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 		f.Calls = append(f.Calls, call)
 	})
 
-	each(q.assignments, func(c map[string]*sitter.Node) {
+	each("assignments.scm", func(c map[string]*sitter.Node) {
 		value := c["value"]
 		for value.Type() == "assignment" {
 			if r := value.ChildByFieldName("right"); r != nil {

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -294,6 +295,9 @@ func runPrepareModelForInt8Training(p *Pass) {
 // the file and returns the name nodes.
 func importedNames(f *File, module, name string) []*sitter.Node {
 	text := f.Src.Text
+	if !bytes.Contains(text, []byte(name)) {
+		return nil // the walk below costs a cgo call per node
+	}
 	var out []*sitter.Node
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {
