@@ -12,6 +12,7 @@ import (
 	"github.com/loratune/loratune-fix/pins"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/udiff"
 )
 
 // ruleFlags are the flags that choose rules and versions, shared by the
@@ -141,6 +142,15 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		emit(f)
 	})
 	return errs
+}
+
+// diffPalette is the diff colouring that --color asks for on stdout.
+func diffPalette(mode string) (udiff.Palette, error) {
+	colored, err := useColor(mode, os.Stdout)
+	if err != nil || !colored {
+		return udiff.Palette{}, err
+	}
+	return udiff.ANSI, nil
 }
 
 // colorFlag decides colouring for --color auto|always|never.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,13 +24,9 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 (recursive over *.py and *.ipynb) or - for stdin, whose fixed source goes to stdout.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			colored, err := useColor(color, os.Stdout)
+			pal, err := diffPalette(color)
 			if err != nil {
 				return err
-			}
-			pal := udiff.Palette{}
-			if colored {
-				pal = udiff.ANSI
 			}
 			if format != "diff" && format != "json" && format != "jsonl" {
 				return fmt.Errorf("--output-format %q: want diff, json or jsonl", format)
