@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Options choose the rules and how fixes are applied.
@@ -30,12 +33,19 @@ type Engine struct {
 	rules []*Rule
 	opts  Options
 	gates []gate // the prefilter, one per rule
+	// words are the distinct prefilter words; trainingIDs index
+	// trainingWords among them.
+	words       [][]byte
+	trainingIDs []int
+	anchors     []anchor // the words grouped by their rarest byte
 }
 
 // gate is one rule's prefilter: any of words, and, for a TrainingOnly rule,
-// any of trainingWords too.
+// any of trainingWords too. Words are indexes into Engine.words, so that a
+// word shared by several rules is searched once per file.
 type gate struct {
-	words    [][]byte
+	words    []int
+	also     []int // Rule.Also: one of these too, when set
 	training bool
 }
 
@@ -49,13 +59,25 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{rules: rules, opts: opts}
-	for _, r := range rules {
-		g := gate{training: r.TrainingOnly}
-		for _, w := range r.Triggers {
-			g.words = append(g.words, []byte(w))
+	index := map[string]int{}
+	ids := func(words []string) []int {
+		var out []int
+		for _, w := range words {
+			i, ok := index[w]
+			if !ok {
+				i = len(e.words)
+				index[w] = i
+				e.words = append(e.words, []byte(w))
+			}
+			out = append(out, i)
 		}
-		e.gates = append(e.gates, g)
+		return out
 	}
+	e.trainingIDs = ids(trainingWords)
+	for _, r := range rules {
+		e.gates = append(e.gates, gate{words: ids(r.Triggers), also: ids(r.Also), training: r.TrainingOnly})
+	}
+	e.anchors = anchorWords(e.words)
 	return e, nil
 }
 
@@ -81,9 +103,26 @@ func (e *Engine) Triggers() [][]byte {
 // MayMatch is the prefilter: false means no selected rule can find
 // anything, so the file need not be parsed.
 func (e *Engine) MayMatch(text []byte) bool {
-	training := -1 // unknown until a gate asks
+	// found[i]: 0 absent, 1 present, for each of e.words.
+	var small [64]uint8
+	found := small[:0]
+	if len(e.words) <= len(small) {
+		found = small[:len(e.words)]
+	} else {
+		found = make([]uint8, len(e.words))
+	}
+	e.search(text, found)
+	anyOf := func(ids []int) bool {
+		for _, i := range ids {
+			if found[i] == 1 {
+				return true
+			}
+		}
+		return false
+	}
+	training := -1 // -1: not looked at yet
 	for _, g := range e.gates {
-		if !containsAny(text, g.words) {
+		if !anyOf(g.words) || len(g.also) > 0 && !anyOf(g.also) {
 			continue
 		}
 		if !g.training {
@@ -91,7 +130,7 @@ func (e *Engine) MayMatch(text []byte) bool {
 		}
 		if training < 0 {
 			training = 0
-			if containsAny(text, trainingBytes) {
+			if anyOf(e.trainingIDs) || hasTrainingCall(text) {
 				training = 1
 			}
 		}
@@ -102,21 +141,70 @@ func (e *Engine) MayMatch(text []byte) bool {
 	return false
 }
 
-var trainingBytes = func() [][]byte {
-	var out [][]byte
-	for _, w := range trainingWords {
-		out = append(out, []byte(w))
+// anchor is a byte and the words that hold it as their rarest byte, with
+// its offset in each. The search looks for the anchor (a vectorised
+// IndexByte that seldom stops, the byte being rare) and compares the
+// words around it: one fast pass per anchor instead of a bytes.Contains
+// per word, whose first bytes ("c", "p", "t") stop it every few bytes.
+type anchor struct {
+	b     byte
+	words []anchored
+}
+
+type anchored struct{ id, off int }
+
+// byteRarity lists printable bytes from the rarest to the most common in
+// Python source (counted over CPython's library); a byte not listed
+// counts as common.
+const byteRarity = "&^ZQ;!J$Y~@?<%XKWH9+7|86VzUj5B`q4/O\\3>MF*}{LP#IGDCR2N][TSE1A0kxvw-y=b'h)(g.:mfpu,_\"dcloinarste"
+
+func anchorWords(words [][]byte) []anchor {
+	rank := func(b byte) int {
+		if i := strings.IndexByte(byteRarity, b); i >= 0 {
+			return i
+		}
+		return len(byteRarity)
+	}
+	var out []anchor
+	for id, w := range words {
+		best := 0
+		for i := range w {
+			if rank(w[i]) < rank(w[best]) {
+				best = i
+			}
+		}
+		k := 0
+		for k < len(out) && out[k].b != w[best] {
+			k++
+		}
+		if k == len(out) {
+			out = append(out, anchor{b: w[best]})
+		}
+		out[k].words = append(out[k].words, anchored{id, best})
 	}
 	return out
-}()
+}
 
-func containsAny(text []byte, words [][]byte) bool {
-	for _, w := range words {
-		if bytes.Contains(text, w) {
-			return true
+// search sets found[i] to 1 for each of e.words that text contains.
+func (e *Engine) search(text []byte, found []uint8) {
+	for _, a := range e.anchors {
+		left := len(a.words)
+		for p := 0; left > 0; p++ {
+			i := bytes.IndexByte(text[p:], a.b)
+			if i < 0 {
+				break
+			}
+			p += i
+			for _, w := range a.words {
+				word := e.words[w.id]
+				start := p - w.off
+				if found[w.id] == 0 && start >= 0 && start+len(word) <= len(text) && bytes.Equal(text[start:start+len(word)], word) {
+					found[w.id] = 1
+					left--
+				}
+			}
 		}
 	}
-	return false
 }
 
 // Errors for input that is not Python source text.
@@ -165,7 +253,7 @@ func (e *Engine) Check(text []byte, vs Versions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	findings, err := e.runOnce(body, vs)
+	findings, err := e.runOnce(body, vs, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -194,8 +282,13 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 	cur := body
 	skip := map[string]bool{} // fixes dropped for breaking the parse
 	settled, frozen0 := false, frozen
+	var tree *sitter.Tree // the tree of cur when the last check parsed it
 	for pass := 0; pass <= maxPasses; pass++ {
-		findings, err := e.runOnce(cur, vs)
+		findings, err := e.runOnce(cur, vs, tree)
+		if tree != nil {
+			tree.Close()
+			tree = nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +322,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 		if pass == maxPasses {
 			break // still fixing: a fix that does not remove its finding
 		}
-		next, done, dropped := applyVerified(cur, chosen)
+		next, done, dropped, nextTree := applyVerified(cur, chosen, e.opts.ParseTimeout)
 		for _, d := range dropped {
 			skip[fixKey(d)] = true
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
@@ -237,13 +330,19 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 		res.Passes = pass + 1
 		frozen = shiftSpans(frozen, done)
 		if bytes.Equal(next, cur) {
+			if nextTree != nil {
+				nextTree.Close()
+			}
 			if len(dropped) == 0 {
 				settled = true
 				break
 			}
 			continue
 		}
-		cur = next
+		cur, tree = next, nextTree // the next pass reads the tree the check made
+	}
+	if tree != nil {
+		tree.Close()
 	}
 	if !settled {
 		// Writing a half-fixed file (the same line added eight times) is
@@ -267,16 +366,18 @@ func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 // parses; otherwise it adds them one at a time, dropping each that breaks
 // the parse. Every attempt applies edits to the original text: offsets are
 // the original's, and a fix applied first (an import at the top) would
-// shift the places of the others. It returns the text, the edits applied
-// and the fixes dropped.
-func applyVerified(text []byte, chosen []*Finding) ([]byte, []Edit, []*Finding) {
+// shift the places of the others. It returns the text, the edits applied,
+// the fixes dropped and, when all applied together, the text's tree.
+func applyVerified(text []byte, chosen []*Finding, limit time.Duration) ([]byte, []Edit, []*Finding, *sitter.Tree) {
 	var all []Edit
 	for _, c := range chosen {
 		all = append(all, c.Fix.Edits...)
 	}
 	all = withoutRepeats(all)
-	if out, err := applyEdits(text, all); err == nil && Parses(out) == nil {
-		return out, all, nil
+	if out, err := applyEdits(text, all); err == nil {
+		if tree := verified(out, limit); tree != nil {
+			return out, all, nil, tree
+		}
 	}
 	var dropped []*Finding
 	var kept []Edit
@@ -295,7 +396,7 @@ func applyVerified(text []byte, chosen []*Finding) ([]byte, []Edit, []*Finding) 
 			dropped = append(dropped, c)
 		}
 	}
-	return cur, kept, dropped
+	return cur, kept, dropped, nil
 }
 
 // withoutRepeats drops an insertion identical to an earlier one: two fixes
@@ -317,6 +418,20 @@ func withoutRepeats(edits []Edit) []Edit {
 	return out
 }
 
+// verified parses text and returns its tree when it has no ERROR or
+// MISSING node, else nil.
+func verified(text []byte, limit time.Duration) *sitter.Tree {
+	tree, err := parse(text, limit)
+	if err != nil {
+		return nil
+	}
+	if tree.RootNode().HasError() {
+		tree.Close()
+		return nil
+	}
+	return tree
+}
+
 // prepare rejects what is not UTF-8 Python text and strips a BOM.
 func (e *Engine) prepare(text []byte) ([]byte, error) {
 	if err := TextError(text); err != nil {
@@ -330,16 +445,17 @@ func (e *Engine) prepare(text []byte) ([]byte, error) {
 }
 
 // runOnce parses text, refuses a syntax error, and runs every rule.
-func (e *Engine) runOnce(text []byte, vs Versions) ([]Finding, error) {
+func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) ([]Finding, error) {
 	q, err := loadQueries()
 	if err != nil {
 		return nil, err
 	}
-	tree, err := parse(text, e.opts.ParseTimeout)
-	if err != nil {
-		return nil, err
+	if tree == nil {
+		if tree, err = parse(text, e.opts.ParseTimeout); err != nil {
+			return nil, err
+		}
+		defer tree.Close()
 	}
-	defer tree.Close()
 	src := NewSource(text)
 	root := tree.RootNode()
 	src.root = root

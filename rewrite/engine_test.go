@@ -61,7 +61,10 @@ func TestAFixThatBreaksTheParseIsDroppedAndTheOthersApplied(t *testing.T) {
 	text := []byte("a = 1\nb = 2\n")
 	good := &Finding{Code: "T1", Fix: &Fix{Edits: []Edit{{Start: 4, End: 5, NewText: "10"}}}}
 	bad := &Finding{Code: "T2", Fix: &Fix{Edits: []Edit{{Start: 10, End: 11, NewText: "(("}}}}
-	out, _, dropped := applyVerified(text, []*Finding{good, bad})
+	out, _, dropped, tree := applyVerified(text, []*Finding{good, bad}, 0)
+	if tree != nil {
+		tree.Close()
+	}
 	if string(out) != "a = 10\nb = 2\n" {
 		t.Errorf("output %q, want the good fix alone", out)
 	}

@@ -25,6 +25,7 @@ type File struct {
 	importStmts []*sitter.Node
 	module      *Func
 	loads       []*Load // computed on first use
+	useMemo     map[*Func]Use
 }
 
 // Call is one call expression.
@@ -62,38 +63,49 @@ type Func struct {
 	// Training: the scope itself trains (a Trainer, get_peft_model, .train(),
 	// backward or an optimizer step). Inference: it generates or evaluates.
 	Training, Inference bool
+	// start, end: Node's byte range, kept in Go so that scopeOf, run for
+	// every call and assignment, makes no cgo call per function.
+	start, end uint32
 }
 
 func (f *Func) contains(n *sitter.Node) bool {
-	return f.Node == nil || (n.StartByte() >= f.Node.StartByte() && n.EndByte() <= f.Node.EndByte())
+	return f.Node == nil || (n.StartByte() >= f.start && n.EndByte() <= f.end)
 }
 
 func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 	f := &File{Src: src, Root: root, imports: map[string]string{}, module: &Func{Name: "<module>"}}
 	text := src.Text
-	each := func(query *sitter.Query, fn func(caps map[string]*sitter.Node)) {
-		qc := sitter.NewQueryCursor()
-		defer qc.Close()
-		qc.Exec(query, root)
-		for {
-			m, ok := qc.NextMatch()
-			if !ok {
-				return
-			}
-			caps := make(map[string]*sitter.Node, len(m.Captures))
-			for _, c := range m.Captures {
-				caps[query.CaptureNameForId(c.Index)] = c.Node
-			}
+	// One walk collects the matches of every query file; they are then read
+	// file by file, functions first (calls and assignments need scopes).
+	matches := map[string][]map[string]*sitter.Node{}
+	qc := sitter.NewQueryCursor()
+	qc.Exec(q.all, root)
+	for {
+		m, ok := qc.NextMatch()
+		if !ok {
+			break
+		}
+		caps := make(map[string]*sitter.Node, len(m.Captures))
+		for _, c := range m.Captures {
+			caps[q.all.CaptureNameForId(c.Index)] = c.Node
+		}
+		name := q.file[m.PatternIndex]
+		matches[name] = append(matches[name], caps)
+	}
+	qc.Close()
+	each := func(file string, fn func(caps map[string]*sitter.Node)) {
+		for _, caps := range matches[file] {
 			fn(caps)
 		}
 	}
 
-	each(q.functions, func(c map[string]*sitter.Node) {
-		f.Funcs = append(f.Funcs, &Func{Node: c["function"], Body: c["body"], Name: c["name"].Content(text)})
+	each("functions.scm", func(c map[string]*sitter.Node) {
+		fn := c["function"]
+		f.Funcs = append(f.Funcs, &Func{Node: fn, Body: c["body"], Name: c["name"].Content(text), start: fn.StartByte(), end: fn.EndByte()})
 	})
-	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].Node.StartByte() < f.Funcs[j].Node.StartByte() })
+	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].start < f.Funcs[j].start })
 
-	each(q.imports, func(c map[string]*sitter.Node) {
+	each("imports.scm", func(c map[string]*sitter.Node) {
 		stmt := c["import"]
 		if p := stmt.Parent(); p != nil && p.Type() == "module" {
 			if len(f.importStmts) == 0 || f.importStmts[len(f.importStmts)-1] != stmt {
@@ -121,7 +133,7 @@ func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 		f.imports[alias] = mod
 	})
 
-	each(q.calls, func(c map[string]*sitter.Node) {
+	each("calls.scm", func(c map[string]*sitter.Node) {
 		callee := c["callee"]
 		dotted := dottedName(callee, text)
 		if dotted == "" {
@@ -132,7 +144,7 @@ func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 		f.Calls = append(f.Calls, call)
 	})
 
-	each(q.assignments, func(c map[string]*sitter.Node) {
+	each("assignments.scm", func(c map[string]*sitter.Node) {
 		value := c["value"]
 		for value.Type() == "assignment" {
 			if r := value.ChildByFieldName("right"); r != nil {
@@ -200,11 +212,12 @@ func (f *File) Alias(module string) (string, bool) {
 
 func (f *File) scopeOf(n *sitter.Node) *Func {
 	scope := f.module
+	start, end := n.StartByte(), n.EndByte()
 	for _, fn := range f.Funcs {
-		if fn.Node.StartByte() > n.StartByte() {
+		if fn.start > start {
 			break
 		}
-		if fn.contains(n) {
+		if start >= fn.start && end <= fn.end {
 			scope = fn // later (inner) definitions win
 		}
 	}
@@ -260,7 +273,17 @@ const (
 // callers in this file: all training callers make it training, a mix of
 // training and other callers makes it shared.
 func (f *File) TrainingUse(fn *Func) Use {
-	return f.trainingUse(fn, 0)
+	// Rules ask for the same scopes again and again; each answer walks
+	// the calls recursively, so it is kept.
+	if u, ok := f.useMemo[fn]; ok {
+		return u
+	}
+	u := f.trainingUse(fn, 0)
+	if f.useMemo == nil {
+		f.useMemo = map[*Func]Use{}
+	}
+	f.useMemo[fn] = u
+	return u
 }
 
 func (f *File) trainingUse(fn *Func, depth int) Use {
@@ -272,7 +295,7 @@ func (f *File) trainingUse(fn *Func, depth int) Use {
 	}
 	train, other := 0, 0
 	for _, c := range f.Calls {
-		if c.Dotted != fn.Name && !strings.HasSuffix(c.Dotted, "."+fn.Name) {
+		if !callsName(c.Dotted, fn.Name) {
 			continue
 		}
 		if c.Func == fn {
@@ -392,4 +415,14 @@ func (f *File) ValueOf(n *sitter.Node, scope *Func) (string, bool) {
 		return StringValue(best.Value, text)
 	}
 	return "", false
+}
+
+// callsName reports whether a callee as written ("self.helper", "helper")
+// names fn: the name itself or its last dotted part, without allocating.
+func callsName(dotted, name string) bool {
+	if !strings.HasSuffix(dotted, name) {
+		return false
+	}
+	rest := len(dotted) - len(name)
+	return rest == 0 || dotted[rest-1] == '.'
 }

@@ -7,12 +7,16 @@ import (
 )
 
 var deferredCompile = &Rule{
-	Code:         "LTF006",
-	Name:         "deferred-compile",
-	Summary:      "defer torch.compile until training is known stable; drop a compile placed after the Trainer",
-	Severity:     SeverityWarning,
-	Profiles:     []string{ProfileDefault, ProfileLean},
-	Triggers:     []string{"compile"},
+	Code:     "LTF006",
+	Name:     "deferred-compile",
+	Summary:  "defer torch.compile until training is known stable; drop a compile placed after the Trainer",
+	Severity: SeverityWarning,
+	Profiles: []string{ProfileDefault, ProfileLean},
+	Triggers: []string{"compile"},
+	// torch.compile and torch_compile= spell "torch" (an import at least);
+	// model.compile() needs a model from a load or get_peft_model
+	// (isModelVar). re.compile alone costs no parse.
+	Also:         []string{"torch", "from_pretrained", "from_config", "get_peft_model"},
 	TrainingOnly: true,
 	Doc: `## What it does
 - model = torch.compile(model) after Trainer(model=model, ...) is removed,

@@ -15,11 +15,18 @@ import (
 	"github.com/loratune/loratune-fix/queries"
 )
 
-// compiled holds the embedded queries, compiled once per process. A compiled
-// query is read-only and shared by every worker; cursors are per call.
+// compiled holds the embedded queries, compiled once per process into one
+// query, so that one cursor walk over the tree serves them all (a walk
+// costs about as much per query as the query's matching). Each pattern
+// keeps the name of the file it came from. A compiled query is read-only
+// and shared by every worker; cursors are per call.
 type compiled struct {
-	calls, imports, assignments, functions *sitter.Query
+	all  *sitter.Query
+	file []string // pattern index -> query file name
 }
+
+// queryFiles are compiled in this order; buildFile reads them by name.
+var queryFiles = []string{"functions.scm", "imports.scm", "calls.scm", "assignments.scm"}
 
 var (
 	compileOnce sync.Once
@@ -30,27 +37,28 @@ var (
 func loadQueries() (*compiled, error) {
 	compileOnce.Do(func() {
 		lang := python.GetLanguage()
-		get := func(name string) *sitter.Query {
-			if compileErr != nil {
-				return nil
-			}
+		c := &compiled{}
+		var all []byte
+		for _, name := range queryFiles {
 			text, err := fs.ReadFile(queries.FS, name)
 			if err != nil {
 				compileErr = err
-				return nil
+				return
 			}
+			// Compiled alone first: an error names its file, and the
+			// pattern count maps the patterns back to it.
 			q, err := sitter.NewQuery(text, lang)
 			if err != nil {
 				compileErr = fmt.Errorf("queries/%s: %w", name, err)
+				return
 			}
-			return q
+			for k := uint32(0); k < q.PatternCount(); k++ {
+				c.file = append(c.file, name)
+			}
+			q.Close()
+			all = append(append(all, text...), '\n')
 		}
-		c := &compiled{
-			calls:       get("calls.scm"),
-			imports:     get("imports.scm"),
-			assignments: get("assignments.scm"),
-			functions:   get("functions.scm"),
-		}
+		c.all, compileErr = sitter.NewQuery(all, lang)
 		compiledQ = c
 	})
 	return compiledQ, compileErr

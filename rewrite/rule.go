@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -21,15 +22,84 @@ type Rule struct {
 	// TrainingOnly: the rule reports only in files that train, so the
 	// prefilter also asks for one of trainingWords.
 	TrainingOnly bool
+	// Also: when set, a file must hold one of these bytes as well as a
+	// trigger (a common trigger word such as "compile" made precise).
+	Also []string
 	// Doc: what it does, why, an example, when it stays away, what it costs.
 	Doc string
 	Run func(*Pass)
 }
 
-// trainingWords are in every file where File.HasTraining can be true:
-// the training signals of markScopes (a *Trainer call, get_peft_model,
-// prepare_model_for_kbit_training, .train(), backward, an optimizer step).
-var trainingWords = []string{"Trainer", "train(", "backward", "get_peft_model", "prepare_model_for_kbit_training", "optim"}
+// trainingWords and trainingCalls are in every file where File.HasTraining
+// can be true: the training signals of markScopes (a *Trainer call,
+// get_peft_model, prepare_model_for_kbit_training, .train(), a backward
+// call, a step of something named optim...). The calls are a pattern, not
+// words: "backward" and "optim" alone are in a tenth of a library's files
+// (backwards compatibility, optimize), which then cost a parse each.
+var trainingWords = []string{"Trainer", "train(", "get_peft_model", "prepare_model_for_kbit_training"}
+
+// hasTrainingCall reports a call that markScopes takes for training and
+// trainingWords cannot name: backward(...) (loss.backward(),
+// accelerator.backward(loss)), train(...) with white space before the
+// parenthesis, and a step of something named optim (optimizer.step(),
+// self.optim_g.step(), Optimizer . step ()). It is the regular expression
+// `(backward|train)\s*\(|(?i:optim)[\w.\[\]\s]*\.\s*step\s*\(`, written
+// out: the regexp package took a fifth of a library-wide check.
+func hasTrainingCall(text []byte) bool {
+	for _, name := range []string{"backward", "train"} {
+		for at := 0; ; {
+			i := bytes.Index(text[at:], []byte(name))
+			if i < 0 {
+				break
+			}
+			at += i + len(name)
+			if callParen(text, at) {
+				return true
+			}
+		}
+	}
+	for at := 0; ; {
+		i := bytes.Index(text[at:], []byte("step"))
+		if i < 0 {
+			return false
+		}
+		name := at + i
+		at = name + len("step")
+		if !callParen(text, at) {
+			continue
+		}
+		dot := name - 1
+		for dot >= 0 && isSpace(text[dot]) {
+			dot--
+		}
+		if dot < 0 || text[dot] != '.' {
+			continue
+		}
+		start := dot
+		for start > 0 && (dottedByte(text[start-1]) || isSpace(text[start-1])) {
+			start--
+		}
+		if bytes.Contains(bytes.ToLower(text[start:dot]), []byte("optim")) {
+			return true
+		}
+	}
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
+}
+
+// callParen reports an opening parenthesis at i after optional white space.
+func callParen(text []byte, i int) bool {
+	for i < len(text) && isSpace(text[i]) {
+		i++
+	}
+	return i < len(text) && text[i] == '('
+}
+
+func dottedByte(b byte) bool {
+	return b == '_' || b == '.' || b == '[' || b == ']' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
 
 // Profile names.
 const (

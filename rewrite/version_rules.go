@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -127,6 +128,8 @@ var removedTrainingArguments = &Rule{
 	Severity: SeverityError,
 	Profiles: []string{ProfileDefault, ProfileLean},
 	Triggers: []string{"warmup_ratio", "evaluation_strategy", "tokenizer="},
+	// Only in a Trainer call or a training-arguments class (trainingArgsClass).
+	Also: []string{"Trainer", "TrainingArguments", "Config"},
 	Doc: `## What it does
 On a script pinned to transformers 5 or later, renames what 5.x removed:
 TrainingArguments(warmup_ratio=x) (and SFTConfig and TRL's other configs)
@@ -292,6 +295,9 @@ func runPrepareModelForInt8Training(p *Pass) {
 // the file and returns the name nodes.
 func importedNames(f *File, module, name string) []*sitter.Node {
 	text := f.Src.Text
+	if !bytes.Contains(text, []byte(name)) {
+		return nil // the walk below costs a cgo call per node
+	}
 	var out []*sitter.Node
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {

@@ -1,11 +1,17 @@
 package runner
 
 import (
+	"fmt"
+	"hash/fnv"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // skipDirs are never entered: version control, caches, installed packages.
@@ -15,55 +21,241 @@ var skipDirs = map[string]bool{
 	".mypy_cache": true, ".ruff_cache": true, ".pytest_cache": true, ".ipynb_checkpoints": true,
 }
 
-// isVirtualenv reports a folder made by venv/virtualenv under any name.
-func isVirtualenv(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "pyvenv.cfg"))
-	return err == nil
-}
-
 // Sources reports whether a file name is one loratune-fix reads.
 func Sources(name string) bool {
 	return strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".ipynb")
 }
 
-// Discover expands paths into the files to process, sorted by path within
-// each directory argument. A path that cannot be read is returned as an
-// error naming it; the others are still listed.
+// WalkOptions choose which files a walk yields.
+type WalkOptions struct {
+	// NoIgnore walks files that .gitignore and .git/info/exclude exclude.
+	NoIgnore bool
+	// Exclude are doublestar globs: one without "/" matches a file or
+	// folder name at any depth, one with "/" the path relative to the
+	// folder argument. A matching folder is not entered.
+	Exclude []string
+	// Shard keeps a deterministic share of the files (zero: all).
+	Shard Shard
+}
+
+// Validate reports a malformed glob.
+func (o WalkOptions) Validate() error {
+	for _, g := range o.Exclude {
+		if !doublestar.ValidatePattern(g) {
+			return fmt.Errorf("--exclude %q: not a valid glob", g)
+		}
+	}
+	return nil
+}
+
+// Shard is the K-th of N shares (0 <= K < N) of a set of paths or
+// repositories, chosen by a stable hash so that N machines running the
+// same command each take a disjoint share and together cover everything.
+type Shard struct{ Index, Count int }
+
+// ParseShard reads "K/N" with 0 <= K < N (JOB_COMPLETION_INDEX counts from 0).
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{}, nil
+	}
+	k, n, ok := strings.Cut(s, "/")
+	ki, err1 := strconv.Atoi(strings.TrimSpace(k))
+	ni, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err1 != nil || err2 != nil || ni < 1 || ki < 0 || ki >= ni {
+		return Shard{}, fmt.Errorf("--shard %q: want K/N with 0 <= K < N, e.g. 0/4", s)
+	}
+	return Shard{ki, ni}, nil
+}
+
+// Has reports whether key belongs to this shard: FNV-1a of the key, so
+// the split is the same on every machine, Go version and run.
+func (s Shard) Has(key string) bool {
+	if s.Count <= 1 {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write([]byte(filepath.ToSlash(key)))
+	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
+}
+
+// Walk yields the files to process under paths, one at a time, so a walk
+// of any size holds only the folders being read. A file argument is
+// yielded as it is (even when ignored or excluded: naming it is asking
+// for it); a folder is walked recursively for *.py and *.ipynb regular
+// files, in byte order of their paths (the order of `sort`), whatever
+// happens after. Symbolic links met inside a folder are not followed:
+// no loop is possible, and --write never reaches a file outside the tree
+// through a link. A path that cannot be read is yielded with its error.
+func Walk(paths []string, opts WalkOptions) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for _, p := range paths {
+			info, err := os.Stat(p)
+			if err != nil {
+				if !yield(p, &FileError{p, unwrapPathError(err)}) {
+					return
+				}
+				continue
+			}
+			if !info.IsDir() {
+				if opts.Shard.Has(p) && !yield(p, nil) {
+					return
+				}
+				continue
+			}
+			w := &walker{opts: opts, root: p, yield: yield}
+			var rel []string
+			var ign ignoreSet
+			if !opts.NoIgnore {
+				rel, ign = outerIgnores(p)
+			}
+			if !w.dir(p, rel, nil, ign) {
+				return
+			}
+		}
+	}
+}
+
+// Discover lists the files Walk yields, and the errors apart.
 func Discover(paths []string) ([]string, []error) {
 	var files []string
 	var errs []error
-	for _, p := range paths {
-		info, err := os.Stat(p)
+	for p, err := range Walk(paths, WalkOptions{}) {
 		if err != nil {
-			errs = append(errs, &FileError{p, unwrapPathError(err)})
-			continue
-		}
-		if !info.IsDir() {
+			errs = append(errs, err)
+		} else {
 			files = append(files, p)
-			continue
 		}
-		var found []string
-		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				errs = append(errs, &FileError{path, unwrapPathError(err)})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				if path != p && (skipDirs[d.Name()] || isVirtualenv(path)) {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.Type().IsRegular() && Sources(d.Name()) {
-				found = append(found, path)
-			}
-			return nil
-		})
-		sort.Strings(found)
-		files = append(files, found...)
 	}
 	return files, errs
+}
+
+type walker struct {
+	opts  WalkOptions
+	root  string
+	yield func(string, error) bool
+}
+
+// dir walks one folder. rel is its path from the repository root (for
+// ignore patterns), sub its path from the walk's root (for --exclude).
+// It returns false when the consumer stopped.
+func (w *walker) dir(dir string, rel, sub []string, ign ignoreSet) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return w.yield(dir, &FileError{dir, unwrapPathError(err)})
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && !w.yield(dir, &FileError{dir, unwrapPathError(err)}) {
+		return false
+	}
+	// The entries say what the folder is, without a system call per
+	// question: a virtualenv (not entered, unless it is the argument), a
+	// repository root, a folder with its own .gitignore.
+	for _, e := range entries {
+		switch e.Name() {
+		case "pyvenv.cfg":
+			if len(sub) > 0 {
+				return true
+			}
+		case ".git":
+			if !w.opts.NoIgnore && e.IsDir() {
+				ign = ign.with(filepath.Join(dir, ".git", "info", "exclude"), rel)
+			}
+		}
+	}
+	for _, e := range entries {
+		if e.Name() == ".gitignore" && !w.opts.NoIgnore {
+			ign = ign.with(filepath.Join(dir, ".gitignore"), rel)
+		}
+	}
+	// A folder sorts as "name/", so the paths come out in byte order.
+	key := func(e fs.DirEntry) string {
+		if e.IsDir() {
+			return e.Name() + "/"
+		}
+		return e.Name()
+	}
+	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
+	for _, e := range entries {
+		name, typ := e.Name(), e.Type()
+		isDir := typ.IsDir()
+		if !isDir && !(typ.IsRegular() && Sources(name)) {
+			continue // links, FIFOs, sockets, devices, other files
+		}
+		path := filepath.Join(dir, name)
+		childRel := append(rel[:len(rel):len(rel)], name)
+		childSub := append(sub[:len(sub):len(sub)], name)
+		if w.excluded(childSub) || (!w.opts.NoIgnore && ign.ignored(childRel, isDir)) {
+			continue
+		}
+		if isDir {
+			if skipDirs[name] {
+				continue
+			}
+			if !w.dir(path, childRel, childSub, ign) {
+				return false
+			}
+			continue
+		}
+		if w.opts.Shard.Has(path) && !w.yield(path, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *walker) excluded(sub []string) bool {
+	if len(w.opts.Exclude) == 0 {
+		return false
+	}
+	rel := strings.Join(sub, "/")
+	name := sub[len(sub)-1]
+	for _, g := range w.opts.Exclude {
+		target := rel
+		if !strings.Contains(strings.TrimSuffix(g, "/"), "/") {
+			target = name
+		}
+		if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), target); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// outerIgnores finds the repository that holds dir and returns dir's path
+// from its root and the patterns in force above dir: .git/info/exclude,
+// then the .gitignore files from the root down to dir's parent. Outside
+// a repository dir is its own root.
+func outerIgnores(dir string) ([]string, ignoreSet) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil
+	}
+	var chain []string // abs, its parent, ... up to the repository root
+	root := ""
+	for d := abs; ; {
+		chain = append(chain, d)
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			root = d
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if root == "" || root == abs {
+		return nil, nil // dir's own .git and .gitignore are read by the walk
+	}
+	var ign ignoreSet
+	if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+		ign = ign.with(filepath.Join(root, ".git", "info", "exclude"), nil)
+	}
+	var rel []string
+	for i := len(chain) - 1; i >= 1; i-- { // root .. dir's parent
+		ign = ign.with(filepath.Join(chain[i], ".gitignore"), rel)
+		rel = append(rel, filepath.Base(chain[i-1]))
+	}
+	return rel, ign
 }

@@ -289,24 +289,3 @@ func TestAwkwardNames(t *testing.T) {
 		t.Errorf("temporary files left: %q", left)
 	}
 }
-
-// A file replaced by a FIFO between the Stat and the read is not opened in
-// a way that blocks: the read notices and skips it.
-func TestFileReplacedByFIFOIsNotRead(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "train.py")
-	writeFile(t, path, script, 0o644)
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(path)
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	var readErr error
-	within(t, "reading a FIFO", func() { _, readErr = runner.ReadRegular(path, info) })
-	if readErr == nil || !strings.Contains(readErr.Error(), "replaced") {
-		t.Errorf("want a replaced-while-read error, got %v", readErr)
-	}
-}

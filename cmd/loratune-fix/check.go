@@ -17,7 +17,8 @@ func newCheckCmd() *cobra.Command {
 		Short: "List the findings; exit 1 when there is any",
 		Long: `Lists findings as path:line:col: CODE name: message, with [*] on those that have a
 fix. --output-format json prints one JSON array (schema in docs/json-output.md),
-sarif a SARIF 2.1.0 log (code scanning), github workflow annotations.
+sarif a SARIF 2.1.0 log (code scanning), github workflow annotations, jsonl one
+JSON object per file as each file is done.
 Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -26,9 +27,9 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 				return err
 			}
 			switch format {
-			case "text", "json", "sarif", "github":
+			case "text", "json", "sarif", "github", "jsonl":
 			default:
-				return fmt.Errorf("--output-format %q: want text, json, sarif or github", format)
+				return fmt.Errorf("--output-format %q: want text, json, sarif, github or jsonl", format)
 			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var js report.JSONArray
@@ -48,6 +49,8 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 					sarif.Add(f)
 				case "github":
 					report.GitHub(out, f)
+				case "jsonl":
+					report.JSONLine(out, f)
 				default:
 					report.Text(out, f)
 				}
@@ -65,6 +68,8 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 				fmt.Fprintf(stderr, "Found %d finding(s); %d fixable with `loratune-fix fix`.\n", total, fixable)
 			}
 			switch {
+			case interrupted():
+				return exitCode(exitInterrupted)
 			case errs > 0:
 				return exitCode(exitError)
 			case total > 0:
@@ -74,6 +79,7 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 		},
 	}
 	rf.register(cmd)
-	cmd.Flags().StringVar(&format, "output-format", "text", "text, json, sarif (SARIF 2.1.0) or github (workflow annotations)")
+	rf.bulk.register(cmd)
+	cmd.Flags().StringVar(&format, "output-format", "text", "text, json, sarif (SARIF 2.1.0), github (workflow annotations) or jsonl (one object per file)")
 	return cmd
 }

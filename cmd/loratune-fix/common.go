@@ -12,6 +12,7 @@ import (
 	"github.com/loratune/loratune-fix/pins"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/udiff"
 )
 
 // ruleFlags are the flags that choose rules and versions, shared by the
@@ -24,6 +25,7 @@ type ruleFlags struct {
 	maxFileSize                int64
 	parseTimeout               time.Duration
 	cfg                        configFlags
+	bulk                       bulkFlags // registered by the commands that walk folders
 }
 
 func (r *ruleFlags) register(cmd *cobra.Command) {
@@ -112,12 +114,23 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		}
 		emit(f)
 	}
-	found, derrs := runner.Discover(files)
-	for _, e := range derrs {
-		fmt.Fprintln(stderr, "error:", e)
-		errs++
+	wo, err := r.bulk.walkOptions()
+	if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return errs + 1
 	}
-	runner.Run(cmdContext(), opts, found, func(f *runner.File) {
+	prog := newProgress(stderr, r.bulk.quiet, "files", func() int64 {
+		var n int64
+		for range runner.Walk(files, wo) {
+			n++
+		}
+		return n
+	})
+	defer prog.finish()
+	runner.RunSeq(cmdContext(), opts, runner.Walk(files, wo), func(f *runner.File) {
+		if f.Err != nil || len(f.Dropped) > 0 || f.Written {
+			prog.clear() // a line for stderr follows
+		}
 		if f.Err != nil {
 			fmt.Fprintln(stderr, "error:", f.Err)
 			errs++
@@ -125,9 +138,19 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		for _, d := range f.Dropped {
 			fmt.Fprintf(stderr, "error: %s: %s\n", runner.DisplayPath(f.Path), d)
 		}
+		prog.step(len(f.Diags))
 		emit(f)
 	})
 	return errs
+}
+
+// diffPalette is the diff colouring that --color asks for on stdout.
+func diffPalette(mode string) (udiff.Palette, error) {
+	colored, err := useColor(mode, os.Stdout)
+	if err != nil || !colored {
+		return udiff.Palette{}, err
+	}
+	return udiff.ANSI, nil
 }
 
 // colorFlag decides colouring for --color auto|always|never.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -19,13 +18,9 @@ func newDemoCmd() *cobra.Command {
 		Short: "Show the fix of the built-in demo: the training script of the bf16 NaN report",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			colored, err := useColor(color, os.Stdout)
+			pal, err := diffPalette(color)
 			if err != nil {
 				return err
-			}
-			pal := udiff.Palette{}
-			if colored {
-				pal = udiff.ANSI
 			}
 			opts, err := rf.options(true, false)
 			if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,13 +24,12 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 (recursive over *.py and *.ipynb) or - for stdin, whose fixed source goes to stdout.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			colored, err := useColor(color, os.Stdout)
+			pal, err := diffPalette(color)
 			if err != nil {
 				return err
 			}
-			pal := udiff.Palette{}
-			if colored {
-				pal = udiff.ANSI
+			if format != "diff" && format != "json" && format != "jsonl" {
+				return fmt.Errorf("--output-format %q: want diff, json or jsonl", format)
 			}
 			opts, err := rf.options(true, write)
 			if err != nil {
@@ -41,8 +39,11 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 			var js report.JSONArray
 			changed, fixes, unfixed := 0, 0, 0
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
+				if format == "jsonl" {
+					report.JSONLine(out, f)
+				}
 				if f.Err != nil {
-					if args[0] == "-" && len(args) == 1 && format != "json" {
+					if args[0] == "-" && len(args) == 1 && format == "diff" {
 						out.Write(f.Before) // a filter passes what it cannot fix through unchanged
 					}
 					return
@@ -60,6 +61,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 				switch {
 				case format == "json":
 					js.Add(f)
+				case format == "jsonl":
 				case args[0] == "-" && len(args) == 1:
 					out.Write(f.After)
 				case write:
@@ -75,10 +77,12 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 					return err
 				}
 			}
-			if !write && args[0] != "-" && format != "json" {
+			if !write && args[0] != "-" && format == "diff" {
 				summary(stderr, changed, fixes, unfixed)
 			}
 			switch {
+			case interrupted():
+				return exitCode(exitInterrupted)
 			case errs > 0:
 				return exitCode(exitError)
 			case check && changed > 0:
@@ -88,10 +92,11 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 		},
 	}
 	rf.register(cmd)
+	rf.bulk.register(cmd)
 	cmd.Flags().BoolVarP(&write, "write", "w", false, "write the fixed files")
 	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when any file would change (the diff is printed too)")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
-	cmd.Flags().StringVar(&format, "output-format", "diff", "diff, or json (the findings with their fixes)")
+	cmd.Flags().StringVar(&format, "output-format", "diff", "diff, json (the findings with their fixes) or jsonl (one object per file)")
 	return cmd
 }
 

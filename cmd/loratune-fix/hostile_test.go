@@ -16,15 +16,6 @@ import (
 	"github.com/loratune/loratune-fix/fixtures"
 )
 
-// With LORATUNE_FIX_AS_CLI=1 this test binary is the loratune-fix command,
-// so a test can run it as another user without building it.
-func TestMain(m *testing.M) {
-	if os.Getenv("LORATUNE_FIX_AS_CLI") == "1" {
-		main()
-	}
-	os.Exit(m.Run())
-}
-
 // runWithin is run with a bound that only catches a blocked command.
 func runWithin(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
@@ -164,8 +155,9 @@ func TestParseTimeoutFlag(t *testing.T) {
 
 // Unreadable files and folders are one error each and the rest is checked.
 // Root reads everything whatever the mode, so as root the command runs as
-// the unprivileged user nobody (this test binary, copied where nobody can
-// run it); as another user it runs in-process.
+// the unprivileged user nobody: this test binary, copied where nobody can
+// run it, which bulk_test.go's TestMain turns into the command. As another
+// user it runs in-process.
 func TestUnreadableAsNobody(t *testing.T) {
 	dir, err := os.MkdirTemp("", "loratune-unreadable-")
 	if err != nil {
@@ -193,7 +185,7 @@ func TestUnreadableAsNobody(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd := exec.Command(bin, "check", tree)
-		cmd.Env = append(os.Environ(), "LORATUNE_FIX_AS_CLI=1", "HOME="+dir)
+		cmd.Env = append(os.Environ(), "LORATUNE_FIX_AS_MAIN=1", "HOME="+dir)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e

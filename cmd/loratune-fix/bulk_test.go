@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/loratune/loratune-fix/fixtures"
+)
+
+// TestMain lets the tests run this binary as the command itself.
+func TestMain(m *testing.M) {
+	if os.Getenv("LORATUNE_FIX_AS_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// command runs loratune-fix with args in dir.
+func bulkCommand(dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "LORATUNE_FIX_AS_MAIN=1"), env...)
+	return cmd
+}
+
+func bulkExitStatus(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+func bulkWriteFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func bulkGitEnv(t *testing.T) []string {
+	cfg := filepath.Join(t.TempDir(), "gitconfig")
+	os.WriteFile(cfg, []byte("[user]\n\tname = T\n\temail = t@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
+	return []string{"GIT_CONFIG_GLOBAL=" + cfg, "GIT_CONFIG_NOSYSTEM=1"}
+}
+
+func bulkGit(t *testing.T, env []string, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// The multi-gitter / turbolift recipe: `fix --write .` exits 0 whether or
+// not it changed anything, and leaves a tree with nothing to do byte for
+// byte as it was.
+func TestFixWriteRecipe(t *testing.T) {
+	dir := t.TempDir()
+	bulkWriteFiles(t, dir, map[string]string{"train.py": string(fixtures.Demo), "lib/util.py": "x = 1\n"})
+	out, err := bulkCommand(dir, nil, "fix", "--write", ".").CombinedOutput()
+	if bulkExitStatus(err) != 0 {
+		t.Fatalf("first fix --write: exit %d\n%s", bulkExitStatus(err), out)
+	}
+	fixed, _ := os.ReadFile(filepath.Join(dir, "train.py"))
+	if bytes.Equal(fixed, fixtures.Demo) {
+		t.Fatal("train.py was not fixed")
+	}
+	info1, _ := os.Stat(filepath.Join(dir, "train.py"))
+	out, err = bulkCommand(dir, nil, "fix", "--write", ".").CombinedOutput()
+	if bulkExitStatus(err) != 0 {
+		t.Fatalf("second fix --write: exit %d\n%s", bulkExitStatus(err), out)
+	}
+	again, _ := os.ReadFile(filepath.Join(dir, "train.py"))
+	info2, _ := os.Stat(filepath.Join(dir, "train.py"))
+	if !bytes.Equal(again, fixed) || !info1.ModTime().Equal(info2.ModTime()) {
+		t.Error("a second fix --write touched the fixed file")
+	}
+}
+
+func TestCheckJSONLAndShards(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"train.py": string(fixtures.Demo)}
+	for i := 0; i < 30; i++ {
+		files[filepath.Join("pkg", string(rune('a'+i%26))+strings.Repeat("x", i/26), "m.py")] = "import os\n"
+	}
+	bulkWriteFiles(t, dir, files)
+	lines := func(args ...string) []map[string]any {
+		out, err := bulkCommand(dir, nil, append([]string{"check", "--output-format", "jsonl"}, args...)...).Output()
+		if st := bulkExitStatus(err); st != 0 && st != 1 {
+			t.Fatalf("check %v: exit %d", args, st)
+		}
+		var got []map[string]any
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Fatalf("not a JSON line: %q", sc.Text())
+			}
+			got = append(got, m)
+		}
+		return got
+	}
+	all := lines(".")
+	if len(all) != len(files) {
+		t.Fatalf("%d JSON lines for %d files", len(all), len(files))
+	}
+	var paths []string
+	for _, m := range all {
+		paths = append(paths, m["path"].(string))
+		if m["path"] == "train.py" && len(m["findings"].([]any)) == 0 {
+			t.Error("train.py has no findings")
+		}
+		if m["path"] != "train.py" && m["skipped"] != true {
+			t.Errorf("%s was parsed; the prefilter should skip it", m["path"])
+		}
+	}
+	if !sort.StringsAreSorted(paths) {
+		t.Errorf("paths out of order: %v", paths)
+	}
+	// Three shards: disjoint, together everything, none empty.
+	seen := map[string]int{}
+	for _, k := range []string{"0/3", "1/3", "2/3"} {
+		part := lines("--shard", k, ".")
+		if len(part) == 0 {
+			t.Errorf("shard %s is empty", k)
+		}
+		for _, m := range part {
+			seen[m["path"].(string)]++
+		}
+	}
+	for _, p := range paths {
+		if seen[p] != 1 {
+			t.Errorf("%s is in %d shards", p, seen[p])
+		}
+	}
+}

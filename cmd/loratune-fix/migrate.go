@@ -1,0 +1,127 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/loratune/loratune-fix/migrate"
+)
+
+func newMigrateCmd() *cobra.Command {
+	var rf ruleFlags
+	var o migrate.Options
+	var reposFile, reportFile, resume string
+	var repoJobs int
+	cmd := &cobra.Command{
+		Use:   "migrate [flags] [REPO...]",
+		Short: "Fix many git repositories: one branch and one commit each, a report line each",
+		Long: `For each repository (a local checkout, or a git URL cloned shallow into
+--workdir): create or reuse --branch from the default branch, apply the fixes,
+commit them with a message naming the rules and files, and with --push push
+the branch. Status per repository: changed (a new commit), up-to-date (the
+branch already has every fix), clean (nothing to fix: no branch), or error
+(with the reason; the others go on). A local checkout must be clean and is
+left on the branch it was on.
+
+--report FILE writes one JSON line per repository as each one finishes;
+--resume REPORT skips the repositories that report shows done; --shard K/N
+takes a stable share of the repositories. Exit 0 when no repository failed,
+2 when one did, 130 when interrupted.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			stderr := cmd.ErrOrStderr()
+			repos := append([]string{}, args...)
+			if reposFile != "" {
+				f, err := os.Open(reposFile)
+				if err != nil {
+					return err
+				}
+				more, err := migrate.ReadRepos(f)
+				f.Close()
+				if err != nil {
+					return fmt.Errorf("--repos: %w", err)
+				}
+				repos = append(repos, more...)
+			}
+			if len(repos) == 0 {
+				return errors.New("no repositories: give paths or URLs, or --repos FILE")
+			}
+			opts, err := rf.options(true, true)
+			if err != nil {
+				return err
+			}
+			walk, err := rf.bulk.walkOptions()
+			if err != nil {
+				return err
+			}
+			o.Runner, o.Walk, o.UnsafeFixes = opts, walk, rf.unsafeFixes
+			var done map[string]bool
+			if resume != "" {
+				if done, err = migrate.ReadDone(resume); err != nil {
+					return fmt.Errorf("--resume: %w", err)
+				}
+			}
+			var todo []string
+			for _, r := range repos {
+				if walk.Shard.Has(r) && !done[r] {
+					todo = append(todo, r)
+				}
+			}
+			if skipped := len(repos) - len(todo); skipped > 0 {
+				fmt.Fprintf(stderr, "%d of %d repositories to do (%d in other shards or done in %s).\n", len(todo), len(repos), skipped, resume)
+			}
+			var rep *migrate.Report
+			if reportFile != "" {
+				if rep, err = migrate.CreateReport(reportFile, reportFile == resume); err != nil {
+					return fmt.Errorf("--report: %w", err)
+				}
+				defer rep.Close()
+			}
+			ctx := cmdContext()
+			prog := newProgress(stderr, rf.bulk.quiet, "repos", func() int64 { return int64(len(todo)) })
+			var results []*migrate.Result
+			failed := 0
+			migrate.RunAll(ctx, &o, todo, repoJobs, func(r *migrate.Result) {
+				results = append(results, r)
+				if r.Status == migrate.Failed {
+					failed++
+				}
+				if rep != nil {
+					if err := rep.Add(r); err != nil {
+						prog.clear()
+						fmt.Fprintln(stderr, "error: --report:", err)
+					}
+				}
+				n := 0
+				for _, c := range r.Findings {
+					n += c
+				}
+				prog.step(n)
+			})
+			prog.finish()
+			migrate.Summary(stderr, results)
+			switch {
+			case interrupted():
+				return exitCode(exitInterrupted)
+			case failed > 0:
+				return exitCode(exitError)
+			}
+			return nil
+		},
+	}
+	rf.register(cmd)
+	rf.bulk.register(cmd)
+	fs := cmd.Flags()
+	fs.StringVar(&reposFile, "repos", "", "file of repositories: one local path or git URL a line (# comments)")
+	fs.StringVar(&o.Workdir, "workdir", "loratune-fix-repos", "folder for the clones of URLs (reused by later runs)")
+	fs.StringVar(&o.Branch, "branch", migrate.DefaultBranch, "branch for the fixes, created from the default branch or reused")
+	fs.StringVar(&o.Author, "author", "", `commit author "Name <email>" (default: git's user.name and user.email)`)
+	fs.BoolVar(&o.Push, "push", false, "push the branch to origin")
+	fs.StringVar(&reportFile, "report", "", "write one JSON line per repository to FILE as each finishes")
+	fs.StringVar(&resume, "resume", "", "skip the repositories this report shows done (clean, up-to-date, changed)")
+	fs.IntVar(&repoJobs, "repo-jobs", runtime.NumCPU(), "repositories processed at once")
+	return cmd
+}

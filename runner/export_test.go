@@ -1,4 +1,0 @@
-package runner
-
-// ReadRegular exposes readRegular to the external tests.
-var ReadRegular = readRegular

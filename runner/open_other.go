@@ -1,0 +1,5 @@
+//go:build !unix
+
+package runner
+
+const openNonblock = 0
