@@ -450,7 +450,8 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) ([]Finding
 	if err != nil {
 		return nil, err
 	}
-	if tree == nil {
+	parsedHere := tree == nil
+	if parsedHere {
 		if tree, err = parse(text, e.opts.ParseTimeout); err != nil {
 			return nil, err
 		}
@@ -462,7 +463,9 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) ([]Finding
 	if se := firstSyntaxError(root, src); se != nil {
 		return nil, se
 	}
-	if tooDeep(root) {
+	// A tree handed in is the verified parse of a later fix pass: the
+	// first pass, which parsed here, already checked the depth.
+	if parsedHere && tooDeep(root) {
 		return nil, ErrTooDeep
 	}
 	file := buildFile(src, root, q)

@@ -27,11 +27,12 @@ func hostileEngine(t *testing.T) *rewrite.Engine {
 func TestDeepNestingRefused(t *testing.T) {
 	eng := hostileEngine(t)
 	deep := map[string]string{
-		"calls":      "x = " + strings.Repeat("f(", 20000) + hostileLoad + strings.Repeat(")", 20000) + "\n",
-		"parens":     "x = " + strings.Repeat("(", 20000) + hostileLoad + strings.Repeat(")", 20000) + "\n",
-		"lists":      "x = " + strings.Repeat("[", 20000) + hostileLoad + strings.Repeat("]", 20000) + "\n",
-		"attr chain": "x = " + hostileLoad + strings.Repeat(".to(d)", 5000) + "\n",
-		"operators":  "x = " + hostileLoad + strings.Repeat(" + a", 5000) + "\n",
+		"calls":         "x = " + strings.Repeat("f(", 20000) + hostileLoad + strings.Repeat(")", 20000) + "\n",
+		"parens":        "x = " + strings.Repeat("(", 20000) + hostileLoad + strings.Repeat(")", 20000) + "\n",
+		"lists":         "x = " + strings.Repeat("[", 20000) + hostileLoad + strings.Repeat("]", 20000) + "\n",
+		"attr chain":    "x = " + hostileLoad + strings.Repeat(".to(d)", 5000) + "\n",
+		"operators":     "x = " + hostileLoad + strings.Repeat(" + a", 5000) + "\n",
+		"in a function": "def main():\n    model = " + hostileLoad + "\n    y = " + strings.Repeat("[", 1200) + strings.Repeat("]", 1200) + "\n    return y\n",
 	}
 	for name, src := range deep {
 		t.Run(name, func(t *testing.T) {

@@ -148,13 +148,18 @@ const maxDepth = 1000
 // ErrTooDeep refuses a file nested deeper than maxDepth.
 var ErrTooDeep = fmt.Errorf("nested more than %d levels deep; not processed", maxDepth)
 
-// tooDeep reports whether the tree under root is deeper than maxDepth.
+// tooDeep reports whether the tree under root is deeper than maxDepth. A
+// subtree of n bytes is at most about 4n deep (each nesting the grammar
+// repeats takes a token), so subtrees too small to reach the limit from
+// where they stand are not entered: on a normal file the walk sees the
+// few big nodes and their children only.
 func tooDeep(root *sitter.Node) bool {
 	c := sitter.NewTreeCursor(root)
 	defer c.Close()
 	depth := 0
 	for {
-		if c.GoToFirstChild() {
+		n := c.CurrentNode()
+		if 4*int(n.EndByte()-n.StartByte())+8 > maxDepth-depth && c.GoToFirstChild() {
 			if depth++; depth > maxDepth {
 				return true
 			}
