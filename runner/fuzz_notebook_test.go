@@ -131,7 +131,11 @@ func checkNotebook(t *testing.T, opts *runner.Options, data []byte) {
 			t.Fatalf("%d cells became %d", len(before), len(after))
 		}
 		for i := range before {
-			if types[i] == "code" && before[i] != after[i] && rewrite.Parses([]byte(before[i])) == nil {
+			// A cell ending in a line-continuation backslash is not Python
+			// on its own (CPython: unexpected EOF), though tree-sitter
+			// accepts it alone; it is no promise to keep.
+			continued := strings.HasSuffix(strings.TrimRight(before[i], "\r\n"), "\\")
+			if types[i] == "code" && before[i] != after[i] && !continued && rewrite.Parses([]byte(before[i])) == nil {
 				if err := rewrite.Parses([]byte(after[i])); err != nil {
 					t.Fatalf("cell %d parsed before the fix and not after: %v\n%s", i+1, err, after[i])
 				}
