@@ -67,25 +67,24 @@ func processWithin(t *testing.T, opts *runner.Options, data []byte) *runner.File
 // cellSources are the notebook's cells as (type, source) with the source
 // joined; ok is false when data is not a notebook this test can read.
 func cellSources(data []byte) (types, sources []string, ok bool) {
-	var nb struct {
-		Cells []struct {
-			Type   string          `json:"cell_type"`
-			Source json.RawMessage `json:"source"`
-		} `json:"cells"`
-	}
-	if json.Unmarshal(data, &nb) != nil {
+	// Maps, not structs: encoding/json matches struct fields without
+	// regard to case, and "sourCe" is not the source.
+	var nb map[string]json.RawMessage
+	var cells []map[string]json.RawMessage
+	if json.Unmarshal(data, &nb) != nil || json.Unmarshal(nb["cells"], &cells) != nil {
 		return nil, nil, false
 	}
-	for _, c := range nb.Cells {
-		var s string
-		if json.Unmarshal(c.Source, &s) != nil {
+	for _, c := range cells {
+		var typ, s string
+		json.Unmarshal(c["cell_type"], &typ)
+		if json.Unmarshal(c["source"], &s) != nil {
 			var parts []string
-			if json.Unmarshal(c.Source, &parts) != nil {
+			if json.Unmarshal(c["source"], &parts) != nil {
 				return nil, nil, false
 			}
 			s = strings.Join(parts, "")
 		}
-		types = append(types, c.Type)
+		types = append(types, typ)
 		sources = append(sources, s)
 	}
 	return types, sources, true
