@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
@@ -224,12 +223,10 @@ func (f *File) scopeOf(n *sitter.Node) *Func {
 	return scope
 }
 
-var trainerClass = regexp.MustCompile(`(^|\.)[A-Za-z0-9_]*Trainer$`)
-
 // IsTrainerCall is Trainer(...), SFTTrainer(...), transformers.Trainer(...)
 // and any other class whose name ends in Trainer.
 func (c *Call) IsTrainerCall() bool {
-	return trainerClass.MatchString(c.Dotted) && !strings.Contains(c.Method, "from_")
+	return strings.HasSuffix(c.Method, "Trainer")
 }
 
 func (f *File) markScopes() {
