@@ -3,7 +3,7 @@ package review
 import (
 	"strings"
 
-	"github.com/sergi/go-diff/diffmatchpatch"
+	"github.com/loratune/loratune-fix/udiff"
 )
 
 // Change replaces lines From..To of the original (1-based, inclusive) by
@@ -22,26 +22,15 @@ type op struct {
 }
 
 func lineOps(a, b string) []op {
-	dmp := diffmatchpatch.New()
-	ca, cb, table := dmp.DiffLinesToRunes(a, b)
 	var out []op
 	old := 1
-	for _, d := range dmp.DiffMainRunes(ca, cb, false) {
-		kind := byte(' ')
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			kind = '-'
-		case diffmatchpatch.DiffInsert:
-			kind = '+'
+	for _, d := range udiff.LineDiff(a, b) {
+		o := op{kind: d.Kind, line: d.Line}
+		if d.Kind != '+' {
+			o.old = old
+			old++
 		}
-		for _, r := range d.Text {
-			o := op{kind: kind, line: table[r]}
-			if kind != '+' {
-				o.old = old
-				old++
-			}
-			out = append(out, o)
-		}
+		out = append(out, o)
 	}
 	return out
 }

@@ -17,6 +17,23 @@ type op struct {
 	line string
 }
 
+// LineOp is one line of a line diff: Kind is ' ' (kept), '-' or '+', and
+// Line keeps its line ending.
+type LineOp struct {
+	Kind byte
+	Line string
+}
+
+// LineDiff is the line diff of a and b, in order.
+func LineDiff(a, b string) []LineOp {
+	all := ops(a, b)
+	out := make([]LineOp, len(all))
+	for i, o := range all {
+		out[i] = LineOp{o.kind, o.line}
+	}
+	return out
+}
+
 // lines splits text into lines that keep their line endings.
 func lines(text string) []string {
 	if text == "" {
