@@ -49,12 +49,16 @@ func Location(path string, d runner.Diag) string {
 
 // Text writes one line per finding:
 // path:line:col: LTF001 fp32-master-weights: [*] message
-// where [*] marks a finding with a fix.
+// where [*] marks a finding with a fix, and "[*] (unsafe fix, applied
+// with --unsafe-fixes)" one whose fix is applied only on request.
 func Text(w io.Writer, f *runner.File) {
 	for _, d := range f.Diags {
 		mark := ""
 		if d.Fix != nil {
 			mark = "[*] "
+			if d.Fix.Applicability == rewrite.Unsafe {
+				mark = "[*] (unsafe fix, applied with --unsafe-fixes) "
+			}
 		}
 		fmt.Fprintf(w, "%s: %s %s: %s%s\n", Location(f.Path, d), d.Code, d.Name, mark, d.Message)
 	}

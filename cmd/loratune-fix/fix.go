@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loratune/loratune-fix/report"
+	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 	"github.com/loratune/loratune-fix/udiff"
 )
@@ -37,7 +38,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var js report.JSONArray
-			changed, fixes, unfixed := 0, 0, 0
+			changed, fixes, unfixed, hidden := 0, 0, 0, 0
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
 				if format == "jsonl" {
 					report.JSONLine(out, f)
@@ -49,9 +50,12 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 					return
 				}
 				for _, d := range f.Diags {
-					if d.Fix == nil {
+					switch {
+					case d.Fix == nil:
 						unfixed++
-					} else {
+					case d.Fix.Applicability == rewrite.Unsafe && !rf.unsafeFixes:
+						hidden++
+					default:
 						fixes++
 					}
 				}
@@ -78,7 +82,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 				}
 			}
 			if !write && args[0] != "-" && format == "diff" {
-				summary(stderr, changed, fixes, unfixed)
+				summary(stderr, changed, fixes, unfixed, hidden)
 			}
 			switch {
 			case interrupted():
@@ -100,12 +104,15 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 	return cmd
 }
 
-func summary(w interface{ Write([]byte) (int, error) }, changed, fixes, unfixed int) {
-	if changed == 0 && unfixed == 0 {
+func summary(w interface{ Write([]byte) (int, error) }, changed, fixes, unfixed, hidden int) {
+	if changed == 0 && unfixed == 0 && hidden == 0 {
 		fmt.Fprintln(w, "Nothing to fix.")
 		return
 	}
 	msg := fmt.Sprintf("%d fix(es) in %d file(s); run with --write to apply.", fixes, changed)
+	if hidden > 0 {
+		msg += fmt.Sprintf(" %d unsafe fix(es) not shown: --unsafe-fixes applies them.", hidden)
+	}
 	if unfixed > 0 {
 		msg += fmt.Sprintf(" %d finding(s) need a look by hand: see `loratune-fix check`.", unfixed)
 	}
