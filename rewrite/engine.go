@@ -483,7 +483,23 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) ([]Finding
 		findings[i].Finish = src.Position(findings[i].End)
 	}
 	sortFindings(findings)
-	return findings, nil
+	return dedupe(findings), nil
+}
+
+// dedupe drops a finding equal to the one before it: two loads that share
+// one **kwargs dict report its entry once.
+func dedupe(fs []Finding) []Finding {
+	out := fs[:0]
+	for i, f := range fs {
+		if i > 0 {
+			prev := out[len(out)-1]
+			if prev.Code == f.Code && prev.Start == f.Start && prev.End == f.End && prev.Message == f.Message {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // runRule runs one rule; a rule that panics fails this file with an error

@@ -13,11 +13,14 @@ type kwargs struct {
 	// opaque: a splat whose content cannot be known (a call's result, a
 	// parameter, a dict with **other inside, an update(...) of a variable).
 	opaque bool
+	// conditional: keys set in a nested block (under an if, a loop), so on
+	// some paths only.
+	conditional map[string]bool
 }
 
 // resolveKwargs reads every **splat of a call's arguments.
 func (f *File) resolveKwargs(call *Call) kwargs {
-	kw := kwargs{entries: map[string]*sitter.Node{}}
+	kw := kwargs{entries: map[string]*sitter.Node{}, conditional: map[string]bool{}}
 	text := f.Src.Text
 	for i := 0; i < int(call.Args.NamedChildCount()); i++ {
 		a := call.Args.NamedChild(i)
@@ -50,6 +53,11 @@ func (f *File) readDict(name string, call *Call, kw *kwargs) bool {
 	if def == nil || !dictEntries(def.Value, text, kw.entries) {
 		return false
 	}
+	defBlock := Statement(def.Node).Parent()
+	nested := func(n *sitter.Node) bool {
+		stmt := Statement(n)
+		return stmt == nil || !stmt.Parent().Equal(defBlock)
+	}
 	for _, a := range f.Assigns {
 		if a.Func != def.Func || a.Node.StartByte() < def.Node.EndByte() || a.Node.EndByte() > call.Node.StartByte() {
 			continue
@@ -60,6 +68,7 @@ func (f *File) readDict(name string, call *Call, kw *kwargs) bool {
 				return false
 			}
 			kw.entries[key] = a.Value
+			kw.conditional[key] = nested(a.Node)
 		}
 	}
 	for _, c := range f.Calls {
@@ -69,10 +78,17 @@ func (f *File) readDict(name string, call *Call, kw *kwargs) bool {
 		for _, arg := range realArgs(c.Args) {
 			switch arg.Type() {
 			case "keyword_argument":
-				kw.entries[arg.ChildByFieldName("name").Content(text)] = arg.ChildByFieldName("value")
+				key := arg.ChildByFieldName("name").Content(text)
+				kw.entries[key] = arg.ChildByFieldName("value")
+				kw.conditional[key] = nested(c.Node)
 			default:
-				if !dictEntries(arg, text, kw.entries) {
+				added := map[string]*sitter.Node{}
+				if !dictEntries(arg, text, added) {
 					return false
+				}
+				for key, v := range added {
+					kw.entries[key] = v
+					kw.conditional[key] = nested(c.Node)
 				}
 			}
 		}

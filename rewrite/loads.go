@@ -13,11 +13,14 @@ type Load struct {
 	Use Use
 	// Quantized loads (QLoRA) keep their dtype and device_map.
 	Quantized bool
-	Stmt      *sitter.Node // the statement holding the call
-	Target    string       // what the result is assigned to, "model"
-	ModelID   string       // the literal model id, when known
-	IDKnown   bool
-	kwargs    kwargs
+	// MaybeQuantized: quantized on some paths only (a quantization_config
+	// added to the kwargs dict under an if): a warning, never an edit.
+	MaybeQuantized bool
+	Stmt           *sitter.Node // the statement holding the call
+	Target         string       // what the result is assigned to, "model"
+	ModelID        string       // the literal model id, when known
+	IDKnown        bool
+	kwargs         kwargs
 }
 
 var modelClass = regexp.MustCompile(`^(AutoModel\w*|AutoPeftModel\w*|\w+For[A-Z]\w*|\w*Model)$`)
@@ -58,7 +61,7 @@ func (f *File) findLoads() []*Load {
 			}
 		}
 		l.kwargs = f.resolveKwargs(c)
-		l.Quantized = f.quantized(l)
+		l.Quantized, l.MaybeQuantized = f.quantized(l)
 		l.Target = assignedTo(c.Node, text)
 		if l.Use != NotTraining && f.auxiliary(l) {
 			l.Use = NotTraining // a frozen reference, reward or teacher model
@@ -107,7 +110,7 @@ var quantKeywords = []string{"quantization_config", "load_in_4bit", "load_in_8bi
 // quantized reports a quantized load: a quantization config or a
 // load_in_4bit/8bit flag that is not a literal False. Mxfp4Config with
 // dequantize=True loads plain weights: not quantized training.
-func (f *File) quantized(l *Load) bool {
+func (f *File) quantized(l *Load) (always, sometimes bool) {
 	text := f.Src.Text
 	for _, k := range quantKeywords {
 		v := l.Arg(k, text)
@@ -122,9 +125,13 @@ func (f *File) quantized(l *Load) bool {
 				}
 			}
 		}
-		return true
+		if KeywordValue(l.Args, k, text) == nil && l.kwargs.conditional[k] {
+			sometimes = true
+			continue
+		}
+		return true, false
 	}
-	return false
+	return false, sometimes
 }
 
 // definition follows a name to the value last assigned to it before n in

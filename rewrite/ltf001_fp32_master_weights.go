@@ -110,6 +110,13 @@ func runFP32MasterWeights(p *Pass) {
 			}
 			continue
 		}
+		if l.MaybeQuantized {
+			if v == nil || lowPrecision(f, v) != "float32" {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+					Message: "the load is quantized on some paths only (quantization_config added under a condition): load float32 on the non-quantized path, keep the quantized path's dtype"})
+			}
+			continue
+		}
 		if v == nil {
 			missingDtype(p, l)
 		} else {

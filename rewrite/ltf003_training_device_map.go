@@ -76,6 +76,9 @@ func runTrainingDeviceMap(p *Pass) {
 		case l.Quantized:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
 				Message: fmt.Sprintf("quantized load keeps device_map=%q (bitsandbytes places the quantized weights itself); no change", s)})
+		case l.MaybeQuantized:
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				Message: fmt.Sprintf("device_map=%q on a load quantized on some paths only: keep it for the quantized path, use None on the other", s)})
 		case l.Use == Shared:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 				Message: fmt.Sprintf("%s() loads the model for both training and inference: device_map=%q suits inference only; pass device_map=None from the training caller", l.Func.Name, s)})
