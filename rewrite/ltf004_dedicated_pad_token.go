@@ -271,7 +271,14 @@ func runDedicatedPadToken(p *Pass) {
 			fmt.Sprintf("\t\t%s.resize_token_embeddings(len(%s))", model, tok),
 		}
 		msg = "the model id is known only at run time: for the Llama-3 family (no pad token; id 0 is \"!\"), set a dedicated pad before get_peft_model; the block checks the vocabulary at run time"
-		bad = nil // other families keep the script's own pad
+		// Other families keep the script's own pad line, so the block goes
+		// after it: placed before, the line would undo the block.
+		for _, b := range bad {
+			if st := f.statementIn(b, load.Func); st != nil && anchor != nil && st.StartByte() > anchor.StartByte() {
+				anchor = st
+			}
+		}
+		bad = nil
 	}
 	if !configSet {
 		lines = append(lines, model+".config.pad_token_id = "+tok+".pad_token_id")
