@@ -5,15 +5,6 @@ import (
 	"sort"
 )
 
-// span is the byte range a fix touches, for the overlap check.
-func span(fx *Fix) (int, int) {
-	lo, hi := fx.Edits[0].Start, fx.Edits[0].End
-	for _, e := range fx.Edits[1:] {
-		lo, hi = min(lo, e.Start), max(hi, e.End)
-	}
-	return lo, hi
-}
-
 // conflicts reports whether two fixes cannot be applied in the same pass: an
 // edit of one replaces bytes that an edit of the other touches. Two pure
 // insertions at the same offset do not conflict; they keep rule order.

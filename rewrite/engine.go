@@ -84,22 +84,6 @@ func New(opts Options) (*Engine, error) {
 // Rules are the rules this engine runs, in code order.
 func (e *Engine) Rules() []*Rule { return e.rules }
 
-// Triggers are the byte strings of which a file must contain at least one
-// for any selected rule to find anything in it.
-func (e *Engine) Triggers() [][]byte {
-	seen := map[string]bool{}
-	var out [][]byte
-	for _, r := range e.rules {
-		for _, t := range r.Triggers {
-			if !seen[t] {
-				seen[t] = true
-				out = append(out, []byte(t))
-			}
-		}
-	}
-	return out
-}
-
 // MayMatch is the prefilter: false means no selected rule can find
 // anything, so the file need not be parsed.
 func (e *Engine) MayMatch(text []byte) bool {

@@ -67,10 +67,6 @@ type Func struct {
 	start, end uint32
 }
 
-func (f *Func) contains(n *sitter.Node) bool {
-	return f.Node == nil || (n.StartByte() >= f.start && n.EndByte() <= f.end)
-}
-
 func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 	f := &File{Src: src, Root: root, imports: map[string]string{}, module: &Func{Name: "<module>"}}
 	text := src.Text
@@ -385,9 +381,8 @@ func StringValue(n *sitter.Node, text []byte) (string, bool) {
 	return "", false
 }
 
-// ValueOf resolves a name to the string literal last assigned to it in the
-// function scope or at module level, before offset. It also follows a
-// function parameter's literal default.
+// ValueOf resolves n to a string: a literal itself, or the literal last
+// assigned to the name before n in scope or at module level.
 func (f *File) ValueOf(n *sitter.Node, scope *Func) (string, bool) {
 	text := f.Src.Text
 	if s, ok := StringValue(n, text); ok {
@@ -396,20 +391,8 @@ func (f *File) ValueOf(n *sitter.Node, scope *Func) (string, bool) {
 	if n == nil || n.Type() != "identifier" {
 		return "", false
 	}
-	name := n.Content(text)
-	var best *Assign
-	for _, a := range f.Assigns {
-		if a.Text != name || a.Node.StartByte() > n.StartByte() {
-			continue
-		}
-		if a.Func == scope || a.Func == f.module {
-			if best == nil || a.Func == scope || best.Func == f.module {
-				best = a
-			}
-		}
-	}
-	if best != nil {
-		return StringValue(best.Value, text)
+	if a := f.lastAssign(n.Content(text), scope, n); a != nil {
+		return StringValue(a.Value, text)
 	}
 	return "", false
 }

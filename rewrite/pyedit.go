@@ -85,14 +85,6 @@ func hasCommaAfter(src *Source, n, args *sitter.Node) bool {
 // argsClaim is the Fix.Claim of a fix that adds to an argument list.
 func argsClaim(args *sitter.Node) string { return fmt.Sprintf("args@%d", args.StartByte()) }
 
-// setKeyword replaces the value of name=... or adds the keyword.
-func setKeyword(src *Source, args *sitter.Node, name, value string) ([]Edit, bool) {
-	if v := KeywordValue(args, name, src.Text); v != nil {
-		return []Edit{{Start: start(v), End: end(v), NewText: value}}, true
-	}
-	return addKeyword(src, args, name, value)
-}
-
 // standsAlone reports whether stmt is the only statement on its lines: only
 // indentation before it and nothing but a comment after it.
 func standsAlone(src *Source, stmt *sitter.Node) (indent string, ok bool) {
@@ -134,16 +126,6 @@ func insertAfter(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
 		text = src.EOL + strings.TrimSuffix(text, src.EOL)
 	}
 	return Edit{Start: at, End: at, NewText: text}, true
-}
-
-// insertBefore inserts lines before the statement stmt, at its indentation.
-func insertBefore(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
-	indent, ok := src.Indent(start(stmt))
-	if !ok {
-		return Edit{}, false
-	}
-	at := src.LineStart(start(stmt))
-	return Edit{Start: at, End: at, NewText: template(src, indent, lines)}, true
 }
 
 // soleStatement reports whether stmt is the only statement of its block, so
