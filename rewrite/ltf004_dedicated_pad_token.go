@@ -326,12 +326,9 @@ func padStatement(assign *sitter.Node, text []byte) *sitter.Node {
 	if stmt == nil {
 		return assign
 	}
-	block := stmt.Parent()
-	if block.Type() == "block" && soleStatement(stmt) {
-		if guard := block.Parent(); guard != nil && guard.Type() == "if_statement" && guard.ChildByFieldName("alternative") == nil {
-			if cond := guard.ChildByFieldName("condition"); cond != nil && strings.Contains(cond.Content(text), "pad_token") {
-				return guard
-			}
+	if guard := soleGuard(stmt); guard != nil {
+		if cond := guard.ChildByFieldName("condition"); cond != nil && strings.Contains(cond.Content(text), "pad_token") {
+			return guard
 		}
 	}
 	return stmt

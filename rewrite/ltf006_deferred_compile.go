@@ -74,7 +74,7 @@ func runDeferredCompile(p *Pass) {
 			if stmt := Statement(c.Node); stmt != nil && stmt.Type() == "expression_statement" && stmt.NamedChild(0).Equal(c.Node) {
 				fd := Finding{Start: start(c.Node), End: end(c.Node),
 					Message: "in-place compile of the training model: defer it until training is known stable (a NaN must be fixed eagerly first)"}
-				if edits, ok := commentOut(p.Src, compileGuard(stmt, text), compileDeferred); ok {
+				if edits, ok := commentOut(p.Src, compileGuard(stmt), compileDeferred); ok {
 					fd.Fix = &Fix{Message: "comment out the compile until training is stable", Edits: edits}
 				}
 				p.Report(fd)
@@ -99,7 +99,7 @@ func runDeferredCompile(p *Pass) {
 		if stmt == nil || stmt.Type() != "expression_statement" {
 			continue
 		}
-		unit := compileGuard(stmt, text)
+		unit := compileGuard(stmt)
 		after := trainer != nil && trainer.Func == c.Func && c.Node.StartByte() > trainer.Node.EndByte()
 		if after {
 			fd := Finding{Start: start(c.Node), End: end(c.Node),
@@ -165,18 +165,13 @@ func within(inner, outer *sitter.Node) bool {
 	return inner.StartByte() >= outer.StartByte() && inner.EndByte() <= outer.EndByte()
 }
 
-// compileGuard widens a compile statement to an "if" that guards only it
-// (no else), such as if torch.__version__ >= "2" and sys.platform != "win32":
-func compileGuard(stmt *sitter.Node, text []byte) *sitter.Node {
-	block := stmt.Parent()
-	if block == nil || block.Type() != "block" || !soleStatement(stmt) {
-		return stmt
+// compileGuard widens a compile statement to an "if" that guards only it,
+// such as if torch.__version__ >= "2" and sys.platform != "win32":
+func compileGuard(stmt *sitter.Node) *sitter.Node {
+	if guard := soleGuard(stmt); guard != nil {
+		return guard
 	}
-	guard := block.Parent()
-	if guard == nil || guard.Type() != "if_statement" || guard.ChildByFieldName("alternative") != nil {
-		return stmt
-	}
-	return guard
+	return stmt
 }
 
 // disableArgument comments out a keyword argument that stands on its own

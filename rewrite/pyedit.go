@@ -144,6 +144,20 @@ func soleStatement(stmt *sitter.Node) bool {
 	return n == 1
 }
 
+// soleGuard is the if statement (without else) whose block holds stmt
+// alone, or nil: removing or commenting out stmt takes the guard along.
+func soleGuard(stmt *sitter.Node) *sitter.Node {
+	block := stmt.Parent()
+	if block == nil || block.Type() != "block" || !soleStatement(stmt) {
+		return nil
+	}
+	guard := block.Parent()
+	if guard == nil || guard.Type() != "if_statement" || guard.ChildByFieldName("alternative") != nil {
+		return nil
+	}
+	return guard
+}
+
 // replaceStatement replaces the whole lines of stmt by lines (which may be
 // empty), keeping the block valid.
 func replaceStatement(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
