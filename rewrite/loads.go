@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 
@@ -96,13 +97,33 @@ func (f *File) usedByTraining(l *Load) bool {
 	if target == "" || strings.ContainsAny(target, ".[") {
 		return false
 	}
-	word := regexp.MustCompile(`\b` + regexp.QuoteMeta(target) + `\b`)
 	for _, fn := range f.Funcs {
-		if fn.Training && word.Match(f.Src.Text[fn.Body.StartByte():fn.Body.EndByte()]) {
+		if fn.Training && containsWord(f.Src.Text[fn.Body.StartByte():fn.Body.EndByte()], target) {
 			return true
 		}
 	}
 	return false
+}
+
+// containsWord reports word in text between word boundaries (as the
+// regular expression \bword\b, for a word of identifier bytes).
+func containsWord(text []byte, word string) bool {
+	for at := 0; at < len(text); {
+		i := bytes.Index(text[at:], []byte(word))
+		if i < 0 {
+			return false
+		}
+		start, end := at+i, at+i+len(word)
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		at = start + 1
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 var quantKeywords = []string{"quantization_config", "load_in_4bit", "load_in_8bit"}

@@ -1,6 +1,9 @@
 package rewrite
 
-import "regexp"
+import (
+	"slices"
+	"strings"
+)
 
 var visibleNaNLogging = &Rule{
 	Code:         "LTF009",
@@ -36,7 +39,15 @@ None.`,
 	Run: runVisibleNaNLogging,
 }
 
-var trainingArgsClass = regexp.MustCompile(`^(\w*TrainingArguments|SFTConfig|DPOConfig|KTOConfig|ORPOConfig|CPOConfig|GRPOConfig|RewardConfig|PPOConfig)$`)
+// isTrainingArgsClass reports a name of training arguments: any
+// *TrainingArguments, or a TRL config (SFTConfig, DPOConfig...).
+func isTrainingArgsClass(name string) bool {
+	if strings.HasSuffix(name, "TrainingArguments") {
+		return true
+	}
+	kind, ok := strings.CutSuffix(name, "Config")
+	return ok && slices.Contains(trlKinds, kind)
+}
 
 func runVisibleNaNLogging(p *Pass) {
 	f, text := p.File, p.Src.Text
@@ -46,7 +57,7 @@ func runVisibleNaNLogging(p *Pass) {
 	for _, c := range f.Calls {
 		// Training arguments serve training wherever they are built, except
 		// in a scope that generates or evaluates without training.
-		if !trainingArgsClass.MatchString(c.Method) || c.Func.Inference && !c.Func.Training {
+		if !isTrainingArgsClass(c.Method) || c.Func.Inference && !c.Func.Training {
 			continue
 		}
 		msg := "the Trainer's NaN filter prints a NaN loss as a finite one and then 0.0: log it as nan with logging_nan_inf_filter=False"

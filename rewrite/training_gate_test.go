@@ -57,13 +57,18 @@ func checkFindings(t *testing.T, eng *Engine, src string) int {
 	return len(res.Findings)
 }
 
-// The one-pass anchored search finds exactly the words bytes.Contains
-// finds: words at the very start and end, overlapping, repeated, absent.
+// The anchored search finds exactly the words bytes.Contains finds: words
+// at the very start and end, overlapping, repeated, cut, absent.
 func TestSearchEqualsContains(t *testing.T) {
 	eng, err := New(Options{Select: []string{"ALL"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var all []int // every word, not only the triggers
+	for i := range eng.words {
+		all = append(all, i)
+	}
+	eng.anchors = anchorWords(eng.words, all)
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []byte("abcdefgiklmnoprstuvwz_.=( \n8TCA")
 	for trial := 0; trial < 3000; trial++ {
@@ -82,7 +87,7 @@ func TestSearchEqualsContains(t *testing.T) {
 		found := make([]uint8, len(eng.words))
 		eng.search(b, found)
 		for i, w := range eng.words {
-			if want := bytes.Contains(b, w); want != (found[i] == 1) {
+			if want := bytes.Contains(b, w); want != (found[i] == 1) || found[i] == 0 {
 				t.Fatalf("word %q in %q: search says %v, bytes.Contains %v", w, b, found[i] == 1, want)
 			}
 		}
@@ -101,6 +106,45 @@ func TestHasTrainingCallEqualsRegexp(t *testing.T) {
 		}
 		if got, want := hasTrainingCall(b), re.Match(b); got != want {
 			t.Fatalf("%q: hasTrainingCall %v, regexp %v", b, got, want)
+		}
+	}
+}
+
+// containsWord is the regular expression \bword\b it documents.
+func TestContainsWordEqualsRegexp(t *testing.T) {
+	pieces := []string{"model", "models", "_model", "model_", "x", ".", " ", "(", "\n", "2", "mo", "del"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, word := range []string{"model", "m", "model_2"} {
+		re := regexp.MustCompile(`\b` + regexp.QuoteMeta(word) + `\b`)
+		for trial := 0; trial < 5000; trial++ {
+			var b []byte
+			for n := rng.IntN(6); n >= 0; n-- {
+				b = append(b, pieces[rng.IntN(len(pieces))]...)
+			}
+			if got, want := containsWord(b, word), re.Match(b); got != want {
+				t.Fatalf("%q in %q: containsWord %v, regexp %v", word, b, got, want)
+			}
+		}
+	}
+}
+
+// isTRLTrainer and isTrainingArgsClass are the regular expressions they
+// replaced, on identifiers.
+func TestClassNamePredicatesEqualRegexps(t *testing.T) {
+	trainer := regexp.MustCompile(`(SFT|DPO|KTO|ORPO|CPO|GRPO|Reward|PPO)Trainer$`)
+	args := regexp.MustCompile(`^(\w*TrainingArguments|SFTConfig|DPOConfig|KTOConfig|ORPOConfig|CPOConfig|GRPOConfig|RewardConfig|PPOConfig)$`)
+	pieces := []string{"SFT", "DPO", "GRPO", "PO", "Reward", "Trainer", "Config", "Training", "Arguments", "TrainingArguments", "Seq2Seq", "My", "_", "x"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 20000; trial++ {
+		var name string
+		for n := rng.IntN(4); n >= 0; n-- {
+			name += pieces[rng.IntN(len(pieces))]
+		}
+		if got, want := isTRLTrainer(name), trainer.MatchString(name); got != want {
+			t.Fatalf("isTRLTrainer(%q) = %v, regexp %v", name, got, want)
+		}
+		if got, want := isTrainingArgsClass(name), args.MatchString(name); got != want {
+			t.Fatalf("isTrainingArgsClass(%q) = %v, regexp %v", name, got, want)
 		}
 	}
 }

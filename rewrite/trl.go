@@ -2,7 +2,7 @@ package rewrite
 
 import (
 	"fmt"
-	"regexp"
+	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -19,13 +19,29 @@ type trlLoad struct {
 	packing    bool // packing=True or padding_free=True: flash attention needed
 }
 
-var trlTrainer = regexp.MustCompile(`(SFT|DPO|KTO|ORPO|CPO|GRPO|Reward|PPO)Trainer$`)
+// trlKinds are TRL's trainer and config families: SFTTrainer, SFTConfig...
+var trlKinds = []string{"SFT", "DPO", "KTO", "ORPO", "CPO", "GRPO", "Reward", "PPO"}
+
+// isTRLTrainer reports a method name ending in a TRL trainer's
+// (CustomSFTTrainer too).
+func isTRLTrainer(method string) bool {
+	kind, ok := strings.CutSuffix(method, "Trainer")
+	if !ok {
+		return false
+	}
+	for _, k := range trlKinds {
+		if strings.HasSuffix(kind, k) {
+			return true
+		}
+	}
+	return false
+}
 
 // trlStringModels calls fn for every TRL trainer given a model name.
 func trlStringModels(p *Pass, fn func(*trlLoad)) {
 	f, text := p.File, p.Src.Text
 	for _, c := range f.Calls {
-		if !trlTrainer.MatchString(c.Dotted) || f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
+		if !isTRLTrainer(c.Method) || f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
 			continue
 		}
 		model := KeywordValue(c.Args, "model", text)
@@ -159,7 +175,7 @@ func trlAttention(p *Pass, t *trlLoad) {
 func packingInFile(f *File) bool {
 	text := f.Src.Text
 	for _, c := range f.Calls {
-		if !trainingArgsClass.MatchString(c.Method) {
+		if !isTrainingArgsClass(c.Method) {
 			continue
 		}
 		for _, k := range []string{"packing", "padding_free"} {

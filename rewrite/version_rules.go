@@ -180,7 +180,7 @@ func runRemovedTrainingArguments(p *Pass) {
 	}
 	for _, c := range f.Calls {
 		switch {
-		case trainingArgsClass.MatchString(c.Method):
+		case isTrainingArgsClass(c.Method):
 			rename(c, "warmup_ratio", "warmup_steps", "warmup_steps takes the same ratio (a float below 1) from 5.0")
 			rename(c, "evaluation_strategy", "eval_strategy", "eval_strategy is the same setting")
 		case c.IsTrainerCall() && strings.HasPrefix(c.Qual, "transformers."):

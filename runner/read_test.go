@@ -16,18 +16,18 @@ func TestReadSource(t *testing.T) {
 		if err := os.WriteFile(path, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, info, err := readSource(path, 1<<20)
+		got, info, err := readSource(path, 1<<20, nil)
 		if err != nil || !bytes.Equal(got, want) || info.Size() != int64(size) {
 			t.Errorf("%d bytes: read %d bytes, err %v", size, len(got), err)
 		}
 	}
-	if _, _, err := readSource(filepath.Join(dir, "f.py"), 100); err == nil || !strings.Contains(err.Error(), "over --max-file-size") {
+	if _, _, err := readSource(filepath.Join(dir, "f.py"), 100, nil); err == nil || !strings.Contains(err.Error(), "over --max-file-size") {
 		t.Errorf("a file over the limit: err %v", err)
 	}
-	if _, _, err := readSource(dir, 100); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, _, err := readSource(dir, 100, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a folder: err %v", err)
 	}
-	if _, _, err := readSource(filepath.Join(dir, "missing.py"), 100); err == nil || !os.IsNotExist(err) {
+	if _, _, err := readSource(filepath.Join(dir, "missing.py"), 100, nil); err == nil || !os.IsNotExist(err) {
 		t.Errorf("a missing file: err %v", err)
 	}
 }

@@ -1,7 +1,11 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -41,5 +45,58 @@ func TestRunGeneratedTree(t *testing.T) {
 	})
 	if n != 90 || skipped != 60 || changed < 25 {
 		t.Errorf("%d files, %d skipped, %d changed; want 90, 60 (the ordinary modules), and most of the 30 scripts", n, skipped, changed)
+	}
+}
+
+// One worker reads every file into one reused buffer: a parsed file keeps
+// its own bytes while the misses read after it reuse the buffer (the
+// misses come first and are larger, so each training script is read into
+// the buffer they left), and batches come out whole and in order.
+func TestReadBufferReuseKeepsEachFilesBytes(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	want := map[string][]byte{}
+	for i := range 70 {
+		src := corpus.Plain(1, i, 12000-i)
+		if i%7 == 3 {
+			src = corpus.Training(1, i)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("m%03d.py", i))
+		if err := os.WriteFile(p, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		want[p] = src
+	}
+	eng, err := rewrite.New(rewrite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, parsed := 0, 0
+	Run(context.Background(), &Options{Engine: eng, Fix: true, Jobs: 1}, paths, func(f *File) {
+		if f.Path != paths[i] {
+			t.Fatalf("file %d is %s, want %s", i, f.Path, paths[i])
+		}
+		i++
+		if f.Err != nil {
+			t.Fatal(f.Err)
+		}
+		if f.Skipped {
+			if f.Before != nil {
+				t.Errorf("%s: a prefilter miss keeps its bytes", f.Path)
+			}
+			return
+		}
+		parsed++
+		if !bytes.Equal(f.Before, want[f.Path]) {
+			t.Errorf("%s: Before is not the file's bytes", f.Path)
+		}
+		res, err := eng.Fix(want[f.Path], rewrite.Versions{})
+		if err != nil || !bytes.Equal(f.After, res.Output) {
+			t.Errorf("%s: After is not the fix of the file's bytes (%v)", f.Path, err)
+		}
+	})
+	if i != len(paths) || parsed != 10 {
+		t.Errorf("%d files emitted, %d parsed; want %d and 10", i, parsed, len(paths))
 	}
 }

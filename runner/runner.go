@@ -7,8 +7,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"iter"
 	"os"
 	"runtime"
@@ -141,15 +139,40 @@ func Process(opts *Options, path string, data []byte) *File {
 
 // ProcessPath reads, processes and (with Write) writes one file.
 func ProcessPath(opts *Options, path string) *File {
+	return processPath(opts, path, nil)
+}
+
+// maxScratch is the largest read buffer a worker keeps for the next file.
+const maxScratch = 1 << 20
+
+// processPath is ProcessPath reading into *scratch, a worker's buffer: a
+// prefilter miss (most files of a tree) then costs no allocation. A file
+// that is parsed keeps the bytes, and the worker takes a new buffer.
+func processPath(opts *Options, path string, scratch *[]byte) *File {
 	limit := opts.MaxFileSize
 	if limit == 0 {
 		limit = DefaultMaxFileSize
 	}
-	data, info, err := readSource(path, limit)
+	var buf []byte
+	if scratch != nil {
+		buf = *scratch
+	}
+	data, info, err := readSource(path, limit, buf)
 	if err != nil {
 		return &File{Path: path, Err: &FileError{path, err}}
 	}
 	f := Process(opts, path, data)
+	if scratch != nil {
+		switch {
+		case !f.Skipped:
+			*scratch = nil // the File holds data now
+		case cap(data) <= maxScratch:
+			*scratch = data[:0]
+		}
+		if f.Skipped {
+			f.Before, f.After = nil, nil
+		}
+	}
 	if opts.Write && f.Changed && f.Err == nil {
 		if err := WriteAtomic(path, data, f.After, info); err != nil {
 			f.Err = &FileError{path, err}
@@ -158,46 +181,6 @@ func ProcessPath(opts *Options, path string) *File {
 		}
 	}
 	return f
-}
-
-// readSource reads a regular file of at most limit bytes with four system
-// calls (open, fstat, read, close): bulk runs read every file of a tree.
-// The file is opened without blocking, so a FIFO is refused, never waited
-// on.
-func readSource(path string, limit int64) ([]byte, os.FileInfo, error) {
-	fh, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, nil, unwrapPathError(err)
-	}
-	defer fh.Close()
-	info, err := fh.Stat()
-	if err != nil {
-		return nil, nil, unwrapPathError(err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, nil, errors.New("not a regular file; skipped")
-	}
-	if info.Size() > limit {
-		return nil, nil, fmt.Errorf("%d bytes, over --max-file-size %d; skipped", info.Size(), limit)
-	}
-	// One byte more than the size, so one read sees the end of a file
-	// that did not grow; a file that grew is read to its end.
-	data := make([]byte, 0, info.Size()+1)
-	for {
-		n, err := fh.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, unwrapPathError(err)
-		}
-		if len(data) < cap(data) {
-			break // a short read: the end of a regular file
-		}
-		data = append(data, 0)[:len(data)] // it grew meanwhile: read on
-	}
-	return data, info, nil
 }
 
 func unwrapPathError(err error) error {
@@ -223,9 +206,9 @@ func Run(ctx context.Context, opts *Options, files []string, emit func(*File)) {
 
 // RunSeq is Run over a stream of paths, such as Walk yields: a path that
 // comes with an error is emitted as a File with that error, in its place.
-// Memory is bounded by the files in flight (a window of 64 per worker),
-// never by the number of files. For a check (not Fix) run the bytes are
-// dropped from each File once emit returns.
+// Memory is bounded by the files in flight (a window of batches per
+// worker), never by the number of files. For a check (not Fix) run the
+// bytes are dropped from each File once emit returns.
 func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*File)) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -234,20 +217,22 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 	gated := *opts
 	gated.parseGate = newByteGate(ParseBudget)
 	opts = &gated
-	type slot struct {
-		done chan struct{}
-		file *File
+	// Workers take files in batches of consecutive paths: a hand-over
+	// between goroutines costs more than reading and skipping a file, so
+	// one per file would dominate a tree of prefilter misses. Batches
+	// start at one file and grow to maxBatch, so that a run of a few slow
+	// files still spreads over every worker.
+	const maxBatch = 32
+	type batch struct {
+		paths []string
+		files []*File // an error from the walk is in its place already
+		done  chan struct{}
 	}
-	type item struct {
-		path string
-		s    *slot
-	}
-	// Results leave in path order, so a slow file holds back the ones
+	// Results leave in path order, so a slow batch holds back the ones
 	// behind it until they fill the window; a deep window keeps the
-	// workers busy meanwhile. Prefilter misses (most files of a large
-	// tree) wait in it without their bytes.
-	window := make(chan *slot, jobs*64)
-	work := make(chan item)
+	// workers busy meanwhile.
+	window := make(chan *batch, jobs*8)
+	work := make(chan *batch, jobs)
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
 		wg.Add(1)
@@ -260,41 +245,58 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			// (x2 on a tree 10 times larger), not with the work in flight.
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			for it := range work {
-				f := ProcessPath(opts, it.path)
-				if f.Skipped && f.Err == nil {
-					// A prefilter miss has nothing to show: its bytes need
-					// not wait in the window for the files before it.
-					f.Before, f.After = nil, nil
+			var scratch []byte
+			for b := range work {
+				for i, p := range b.paths {
+					if b.files[i] == nil && ctx.Err() == nil {
+						b.files[i] = processPath(opts, p, &scratch)
+					}
 				}
-				it.s.file = f
-				close(it.s.done)
+				close(b.done)
 			}
 		}()
 	}
 	go func() {
 		defer close(window)
 		defer close(work)
+		size, sent := 1, 0
+		b := &batch{done: make(chan struct{})}
+		send := func() {
+			window <- b
+			work <- b
+			if sent++; sent%jobs == 0 && size < maxBatch {
+				size *= 2
+			}
+			b = &batch{done: make(chan struct{})}
+		}
 		for p, err := range paths {
 			if ctx.Err() != nil {
 				return
 			}
-			s := &slot{done: make(chan struct{})}
+			var f *File
 			if err != nil {
-				s.file = &File{Path: p, Err: err}
-				close(s.done)
-				window <- s
-				continue
+				f = &File{Path: p, Err: err}
 			}
-			window <- s
-			work <- item{p, s}
+			b.paths = append(b.paths, p)
+			b.files = append(b.files, f)
+			if len(b.paths) == size {
+				send()
+			}
+		}
+		if len(b.paths) > 0 && ctx.Err() == nil {
+			send()
 		}
 	}()
-	for s := range window {
-		<-s.done
-		emit(s.file)
-		if !opts.Fix {
-			s.file.Before, s.file.After = nil, nil
+	for b := range window {
+		<-b.done
+		for _, f := range b.files {
+			if f == nil {
+				continue // not processed: the run was interrupted
+			}
+			emit(f)
+			if !opts.Fix {
+				f.Before, f.After = nil, nil
+			}
 		}
 	}
 	wg.Wait()

@@ -26,6 +26,7 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 func main() {
 	root := newRoot()
 	err := root.Execute()
+	stopProf()
 	var code exitCode
 	switch {
 	case err == nil:
