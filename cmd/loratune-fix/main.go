@@ -25,8 +25,9 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func main() {
 	root := newRoot()
+	stopProfile := startProfile()
 	err := root.Execute()
-	stopProf()
+	stopProfile()
 	var code exitCode
 	switch {
 	case err == nil:
