@@ -6,10 +6,12 @@ import (
 )
 
 // conflicts reports whether two fixes cannot be applied in the same pass: an
-// edit of one replaces bytes that an edit of the other touches. Two pure
-// insertions at the same offset do not conflict; they keep rule order.
+// edit of one replaces bytes that an edit of the other touches, or both
+// claim one place (unless both add an item to the claimed list: those are
+// rendered together). Two pure insertions at the same offset do not
+// conflict; they keep rule order.
 func conflicts(a, b *Fix) bool {
-	if a.Claim != "" && a.Claim == b.Claim {
+	if a.Claim != "" && a.Claim == b.Claim && (a.add == nil || b.add == nil || a.add.item == b.add.item) {
 		return true
 	}
 	for _, x := range a.Edits {

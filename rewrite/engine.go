@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -443,11 +444,7 @@ func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 // shift the places of the others. It returns the text, the edits applied,
 // the fixes dropped and, when all applied together, the text's tree.
 func applyVerified(text []byte, chosen []*Finding, limit time.Duration) ([]byte, []Edit, []*Finding, *sitter.Tree) {
-	var all []Edit
-	for _, c := range chosen {
-		all = append(all, c.Fix.Edits...)
-	}
-	all = withoutRepeats(all)
+	all := withoutRepeats(mergedEdits(chosen))
 	if out, err := applyEdits(text, all); err == nil {
 		if tree := verified(out, limit); tree != nil {
 			return out, all, nil, tree
@@ -471,6 +468,35 @@ func applyVerified(text []byte, chosen []*Finding, limit time.Duration) ([]byte,
 		}
 	}
 	return cur, kept, dropped, nil
+}
+
+// mergedEdits are the edits of the chosen fixes, those that add items to
+// one list rendered as one addition, where the first of them adds.
+func mergedEdits(chosen []*Finding) []Edit {
+	items := map[string][]string{} // claim -> the items added, in order
+	for _, c := range chosen {
+		if a := c.Fix.add; a != nil {
+			items[a.claim] = append(items[a.claim], a.item)
+		}
+	}
+	var all []Edit
+	for _, c := range chosen {
+		a := c.Fix.add
+		if a == nil || len(items[a.claim]) == 1 {
+			all = append(all, c.Fix.Edits...)
+			continue
+		}
+		for _, e := range c.Fix.Edits {
+			if !slices.Contains(a.edits, e) {
+				all = append(all, e)
+			}
+		}
+		if its := items[a.claim]; its != nil {
+			all = append(all, a.render(its)...)
+			items[a.claim] = nil // rendered once
+		}
+	}
+	return all
 }
 
 // withoutRepeats drops an insertion identical to an earlier one: two fixes

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 
@@ -315,6 +316,11 @@ func (f *File) trainingUse(fn *Func, depth int) Use {
 
 // Keyword returns the keyword argument name=... of a call's argument list.
 func Keyword(args *sitter.Node, name string, text []byte) *sitter.Node {
+	// Most lookups are for a keyword that is not there: a byte search
+	// answers them without walking the children (a cgo call each).
+	if !bytes.Contains(text[args.StartByte():args.EndByte()], []byte(name)) {
+		return nil
+	}
 	for i := 0; i < int(args.NamedChildCount()); i++ {
 		a := args.NamedChild(i)
 		if a.Type() == "keyword_argument" {

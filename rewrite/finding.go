@@ -40,6 +40,10 @@ type Fix struct {
 	// even when their edits do not overlap, such as the argument list that
 	// both add a keyword to (each would add its own comma).
 	Claim string `json:"-"`
+	// add, when set, is the item this fix adds to the claimed list: fixes
+	// that each add an item to one list are applied together, rendered
+	// as one addition (see listAdd).
+	add *listAdd
 }
 
 // Finding is one diagnostic of one rule. Start and End are byte offsets in

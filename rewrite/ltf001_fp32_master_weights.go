@@ -145,13 +145,11 @@ func missingDtype(p *Pass, l *Load) {
 		kw = "dtype"
 	}
 	name, imp := f.torchName("float32")
-	edits, ok := addKeyword(p.Src, l.Args, kw, name)
+	add := listAddition(p.Src, l.Args, kw+"="+name)
 	fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 		Message: fmt.Sprintf("training load without a dtype loads the checkpoint's dtype (bf16 for Llama-3) under transformers >= 5 (assumed: %s); load float32 masters, bf16 compute stays through autocast; %s",
 			tv.Describe("transformers"), fp32Cost)}
-	if ok {
-		fd.Fix = &Fix{Message: fmt.Sprintf("add %s=%s", kw, name), Edits: append(edits, imp...), Claim: argsClaim(l.Args)}
-	}
+	fd.Fix = addingFix(fmt.Sprintf("add %s=%s", kw, name), add, imp...)
 	p.Report(fd)
 }
 

@@ -73,13 +73,9 @@ func runEagerAttention(p *Pass) {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 					Message: `training load with **kwargs: make sure it passes attn_implementation="eager" (the default SDPA picks cuDNN, whose backward gives NaN on left-padded rows)`})
 			default:
-				edits, ok := addKeyword(p.Src, l.Args, "attn_implementation", `"eager"`)
-				fd := Finding{Start: start(l.Node), End: end(l.Args),
-					Message: `training load uses the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" (O(L^2) memory; --profile lean fences cuDNN instead)`}
-				if ok {
-					fd.Fix = &Fix{Message: `add attn_implementation="eager"`, Edits: edits, Claim: argsClaim(l.Args)}
-				}
-				p.Report(fd)
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args),
+					Message: `training load uses the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" (O(L^2) memory; --profile lean fences cuDNN instead)`,
+					Fix:     addingFix(`add attn_implementation="eager"`, listAddition(p.Src, l.Args, `attn_implementation="eager"`))})
 			}
 			continue
 		}

@@ -34,38 +34,89 @@ func addKeyword(src *Source, args *sitter.Node, name, value string) ([]Edit, boo
 
 // addItem appends one item to a bracketed list (an argument list or a dict
 // literal) in its style.
-func addItem(src *Source, args *sitter.Node, kw string) ([]Edit, bool) {
+func addItem(src *Source, args *sitter.Node, item string) ([]Edit, bool) {
+	add := listAddition(src, args, item)
+	return add.edits, true
+}
+
+// listAdd is an item added to a bracketed list: the edits that add it
+// alone, and the list's layout, so that several fixes adding to one list
+// in one pass can be rendered together (alone, each would bring its own
+// separator: two items added to "()" would run into each other).
+type listAdd struct {
+	item  string
+	edits []Edit // render of item alone
+	// at: after "(" (empty), after the last item (inline), or the start of
+	// the line after the last item (lines: one item a line, indented).
+	at           int
+	empty, lines bool
+	comma        bool // lines: the last item has its comma already...
+	commaAt      int  // ...or it gets one here
+	indent, eol  string
+	prefix       string // a line break before the first line, at the end of the text
+	claim        string // the list's Fix.Claim
+}
+
+// listAddition lays out item added to the list args.
+func listAddition(src *Source, args *sitter.Node, item string) *listAdd {
+	a := &listAdd{item: item, claim: argsClaim(args)}
 	list := realArgs(args)
 	if len(list) == 0 {
-		return []Edit{{Start: start(args) + 1, End: start(args) + 1, NewText: kw}}, true
+		a.empty, a.at = true, start(args)+1
+		a.edits = a.render([]string{item})
+		return a
 	}
 	last := list[len(list)-1]
+	a.at = end(last)
 	closeParen := end(args) - 1
 	lastLine := src.Position(end(last)).Line
-	if src.Position(closeParen).Line == lastLine {
-		// Inline, or the closing parenthesis hugs the last argument.
-		return []Edit{{Start: end(last), End: end(last), NewText: ", " + kw}}, true
-	}
 	indent, own := src.Indent(start(last))
-	if !own && src.Position(start(last)).Line == src.Position(start(args)).Line {
-		// f(a,\n  b) style where the last argument shares the "(" line.
-		return []Edit{{Start: end(last), End: end(last), NewText: ", " + kw}}, true
+	// Inline, the closing parenthesis hugging the last item, or f(a,\n  b)
+	// where the last item shares the "(" line: ", item" after it.
+	inline := src.Position(closeParen).Line == lastLine ||
+		!own && src.Position(start(last)).Line == src.Position(start(args)).Line
+	if !inline {
+		a.lines, a.indent, a.eol = true, indent, src.EOL
+		a.comma = hasCommaAfter(src, last, args)
+		a.commaAt = end(last)
+		a.at = src.LineEnd(end(last))
+		if a.at == len(src.Text) || src.Text[a.at-1] != '\n' {
+			a.prefix = src.EOL
+		}
 	}
-	comma := hasCommaAfter(src, last, args)
-	at := src.LineEnd(end(last))
+	a.edits = a.render([]string{item})
+	return a
+}
+
+// render gives the edits that add items, in order, to the list.
+func (a *listAdd) render(items []string) []Edit {
+	switch {
+	case a.empty:
+		return []Edit{{Start: a.at, End: a.at, NewText: strings.Join(items, ", ")}}
+	case !a.lines:
+		return []Edit{{Start: a.at, End: a.at, NewText: ", " + strings.Join(items, ", ")}}
+	}
 	var edits []Edit
-	newLine := indent + kw
-	if comma {
-		newLine += ","
-	} else {
-		edits = append(edits, Edit{Start: end(last), End: end(last), NewText: ","})
+	if !a.comma {
+		edits = append(edits, Edit{Start: a.commaAt, End: a.commaAt, NewText: ","})
 	}
-	prefix := ""
-	if at == len(src.Text) || src.Text[at-1] != '\n' {
-		prefix = src.EOL
+	var b strings.Builder
+	b.WriteString(a.prefix)
+	for i, it := range items {
+		b.WriteString(a.indent + it)
+		if a.comma || i < len(items)-1 {
+			b.WriteString(",")
+		}
+		b.WriteString(a.eol)
 	}
-	edits = append(edits, Edit{Start: at, End: at, NewText: prefix + newLine + src.EOL})
-	return edits, true
+	return append(edits, Edit{Start: a.at, End: a.at, NewText: b.String()})
+}
+
+// addingFix is the fix that makes the addition add, plus more edits (an
+// import it needs). It claims the list, and shares it with other
+// additions to the same list only.
+func addingFix(message string, add *listAdd, more ...Edit) *Fix {
+	return &Fix{Message: message, Edits: append(append([]Edit(nil), add.edits...), more...), Claim: add.claim, add: add}
 }
 
 // hasCommaAfter reports a "," token after n inside args.

@@ -89,13 +89,13 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 	}
 	switch {
 	case t.initKw != nil && t.initKw.Type() == "dictionary":
-		edits, ok := addItem(p.Src, t.initKw, fmt.Sprintf("%q: %s", key, value))
-		return &Fix{Edits: edits, Claim: argsClaim(t.initKw)}, ok
+		return addingFix("", listAddition(p.Src, t.initKw, fmt.Sprintf("%q: %s", key, value))), true
 	case t.initKw != nil && t.initKw.Type() == "call":
 		args := t.initKw.ChildByFieldName("arguments")
-		edits, ok := addKeyword(p.Src, args, key, value)
-		return &Fix{Edits: edits, Claim: argsClaim(args)}, ok
+		return addingFix("", listAddition(p.Src, args, key+"="+value)), true
 	case t.initKw == nil && t.configArgs != nil && !HasSplat(t.configArgs):
+		// Not an item that merges: two of these would pass model_init_kwargs
+		// twice; the second waits for the next pass and adds to the dict.
 		edits, ok := addKeyword(p.Src, t.configArgs, "model_init_kwargs", fmt.Sprintf("{%q: %s}", key, value))
 		return &Fix{Edits: edits, Claim: argsClaim(t.configArgs)}, ok
 	}

@@ -1,0 +1,99 @@
+package rewrite
+
+import (
+	"strings"
+	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Two items added to one list in one pass (rendered together) give the
+// text that adding one, re-parsing, and adding the other gives, in every
+// layout addItem knows.
+func TestListAdditionsRenderedTogetherEqualOneAfterTheOther(t *testing.T) {
+	lists := []string{
+		"f()\n",
+		"f(a)\n",
+		"f(a, b=1)  # note\n",
+		"f(\n    a,\n    b=1,\n)\n",
+		"f(\n    a,\n    b=1\n)\n",
+		"f(\n    a,\n    b=1  # note\n)\n",
+		"f(\n\ta,\n\tb=1,\n)\n",
+		"f(\r\n    a,\r\n    b=1\r\n)\r\n",
+		"f(a,\n  b=1)\n",
+		"f(a,\n  b=1\n  )\n",
+		"f(\n    a,\n    # last\n)\n",
+		"d = {\n    'a': 1,\n}\n",
+		"d = {'a': 1}\n",
+	}
+	listOf := func(t *testing.T, text []byte) (func() *listAdd, func()) {
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := NewSource(text)
+		root := tree.RootNode()
+		var list func() *listAdd
+		// The first argument list or dictionary of the text.
+		q := []*sitter.Node{root}
+		for len(q) > 0 {
+			n := q[0]
+			q = q[1:]
+			if n.Type() == "argument_list" || n.Type() == "dictionary" {
+				list = func() *listAdd { return listAddition(src, n, "") }
+				break
+			}
+			for i := 0; i < int(n.NamedChildCount()); i++ {
+				q = append(q, n.NamedChild(i))
+			}
+		}
+		if list == nil {
+			t.Fatalf("no list in %q", text)
+		}
+		return list, tree.Close
+	}
+	add := func(t *testing.T, text []byte, items ...string) []byte {
+		list, done := listOf(t, text)
+		defer done()
+		out, err := applyEdits(text, list().render(items))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, text := range lists {
+		one := "x=1"
+		two := "y=2"
+		if strings.Contains(text, "{") {
+			one, two = "'x': 1", "'y': 2"
+		}
+		after := add(t, add(t, []byte(text), one), two)
+		together := add(t, []byte(text), one, two)
+		if string(together) != string(after) {
+			t.Errorf("%q: together\n%s\none after the other\n%s", text, together, after)
+		}
+		if err := Parses(together); err != nil {
+			t.Errorf("%q: %v\n%s", text, err, together)
+		}
+	}
+}
+
+// LTF001 and LTF002 both add a keyword to a bare load: one pass applies
+// both (they used to take a pass each), and the confirming pass finds
+// nothing more.
+func TestTwoKeywordsForOneLoadTakeOnePass(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "from peft import get_peft_model\nfrom transformers import AutoModelForCausalLM\n\n" +
+		"model = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-3.1-8B\")\nmodel = get_peft_model(model, cfg)\n"
+	res, err := e.Fix([]byte(src), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.float32, attn_implementation="eager")`
+	if !strings.Contains(string(res.Output), want) || res.Passes != 1 {
+		t.Errorf("passes %d, output:\n%s", res.Passes, res.Output)
+	}
+}
