@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sort"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -328,10 +330,11 @@ func (e *Engine) Check(text []byte, vs Versions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	findings, err := e.runOnce(body, vs, nil)
+	findings, tree, err := e.runOnce(body, vs, nil)
 	if err != nil {
 		return nil, err
 	}
+	tree.Close()
 	return &Result{Findings: findings, Output: text}, nil
 }
 
@@ -357,14 +360,10 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 	cur := body
 	skip := map[string]bool{} // fixes dropped for breaking the parse
 	settled, frozen0 := false, frozen
-	var tree *sitter.Tree // the tree of cur when the last check parsed it
+	var tree *sitter.Tree // the parse of cur; nil: runOnce parses it
 	for pass := 0; pass <= maxPasses; pass++ {
-		findings, err := e.runOnce(cur, vs, tree)
-		if tree != nil {
-			tree.Close()
-			tree = nil
-		}
-		if err != nil {
+		findings, used, err := e.runOnce(cur, vs, tree)
+		if tree = used; err != nil {
 			return nil, err
 		}
 		if pass == 0 {
@@ -397,7 +396,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 		if pass == maxPasses {
 			break // still fixing: a fix that does not remove its finding
 		}
-		next, done, dropped, nextTree := applyVerified(cur, chosen, e.opts.ParseTimeout)
+		next, done, dropped, nextTree := applyVerified(cur, tree, chosen, e.opts.ParseTimeout)
 		for _, d := range dropped {
 			skip[fixKey(d)] = true
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
@@ -414,6 +413,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 			}
 			continue
 		}
+		tree.Close()
 		cur, tree = next, nextTree // the next pass reads the tree the check made
 	}
 	if tree != nil {
@@ -443,10 +443,10 @@ func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 // the original's, and a fix applied first (an import at the top) would
 // shift the places of the others. It returns the text, the edits applied,
 // the fixes dropped and, when all applied together, the text's tree.
-func applyVerified(text []byte, chosen []*Finding, limit time.Duration) ([]byte, []Edit, []*Finding, *sitter.Tree) {
+func applyVerified(text []byte, tree *sitter.Tree, chosen []*Finding, limit time.Duration) ([]byte, []Edit, []*Finding, *sitter.Tree) {
 	all := withoutRepeats(mergedEdits(chosen))
 	if out, err := applyEdits(text, all); err == nil {
-		if tree := verified(out, limit); tree != nil {
+		if tree := verified(out, edited(tree, text, all), limit); tree != nil {
 			return out, all, nil, tree
 		}
 	}
@@ -519,9 +519,14 @@ func withoutRepeats(edits []Edit) []Edit {
 }
 
 // verified parses text and returns its tree when it has no ERROR or
-// MISSING node, else nil.
-func verified(text []byte, limit time.Duration) *sitter.Tree {
-	tree, err := parse(text, limit)
+// MISSING node, else nil. old, when not nil, is the tree of the text
+// before the edits that made text, edited to match (see edited); the
+// parse reuses what the edits left alone, and closes old.
+func verified(text []byte, old *sitter.Tree, limit time.Duration) *sitter.Tree {
+	tree, err := reparse(old, text, limit)
+	if old != nil {
+		old.Close()
+	}
 	if err != nil {
 		return nil
 	}
@@ -530,6 +535,52 @@ func verified(text []byte, limit time.Duration) *sitter.Tree {
 		return nil
 	}
 	return tree
+}
+
+// edited returns a copy of tree, the parse of text, told of edits (as
+// applyEdits applies them) so that a parse of the edited text can reuse
+// the subtrees they leave alone: tree-sitter's incremental parsing gives
+// the tree a parse from scratch gives, for a fraction of the work.
+func edited(tree *sitter.Tree, text []byte, edits []Edit) *sitter.Tree {
+	if tree == nil {
+		return nil
+	}
+	cp := tree.Copy()
+	// From the last edit to the first, so that each one's offsets and
+	// points in text still hold when it is given.
+	order := make([]int, len(edits))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return edits[order[i]].Start > edits[order[j]].Start })
+	for _, i := range order {
+		e := edits[i]
+		at := pointOf(text, e.Start)
+		cp.Edit(sitter.EditInput{
+			StartIndex:  uint32(e.Start),
+			OldEndIndex: uint32(e.End),
+			NewEndIndex: uint32(e.Start + len(e.NewText)),
+			StartPoint:  at,
+			OldEndPoint: pointOf(text, e.End),
+			NewEndPoint: advance(at, e.NewText),
+		})
+	}
+	return cp
+}
+
+// pointOf is the row and byte column of offset in text, as tree-sitter
+// counts them.
+func pointOf(text []byte, offset int) sitter.Point {
+	line := bytes.LastIndexByte(text[:offset], '\n') + 1
+	return sitter.Point{Row: uint32(bytes.Count(text[:offset], []byte("\n"))), Column: uint32(offset - line)}
+}
+
+// advance is the point after s, written from p.
+func advance(p sitter.Point, s string) sitter.Point {
+	if n := strings.Count(s, "\n"); n > 0 {
+		return sitter.Point{Row: p.Row + uint32(n), Column: uint32(len(s) - strings.LastIndexByte(s, '\n') - 1)}
+	}
+	return sitter.Point{Row: p.Row, Column: p.Column + uint32(len(s))}
 }
 
 // prepare rejects what is not UTF-8 Python text and strips a BOM.
@@ -544,29 +595,38 @@ func (e *Engine) prepare(text []byte) ([]byte, error) {
 	return body, nil
 }
 
-// runOnce parses text, refuses a syntax error, and runs every rule.
-func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) ([]Finding, error) {
+// runOnce refuses a syntax error and runs every rule over text. tree is
+// the parse of text, or nil to parse it here. It returns the tree it used,
+// for the caller to close; on an error it closes the tree itself.
+func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) (_ []Finding, _ *sitter.Tree, err error) {
 	q, err := loadQueries()
 	if err != nil {
-		return nil, err
+		if tree != nil {
+			tree.Close()
+		}
+		return nil, nil, err
 	}
 	parsedHere := tree == nil
 	if parsedHere {
 		if tree, err = parse(text, e.opts.ParseTimeout); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		defer tree.Close()
 	}
+	defer func() {
+		if err != nil {
+			tree.Close()
+		}
+	}()
 	src := NewSource(text)
 	root := tree.RootNode()
 	src.root = root
 	if se := firstSyntaxError(root, src); se != nil {
-		return nil, se
+		return nil, nil, se
 	}
 	// A tree handed in is the verified parse of a later fix pass: the
 	// first pass, which parsed here, already checked the depth.
 	if parsedHere && tooDeep(root) {
-		return nil, ErrTooDeep
+		return nil, nil, ErrTooDeep
 	}
 	file := buildFile(src, root, q)
 	var findings []Finding
@@ -574,7 +634,7 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) ([]Finding
 	for _, r := range e.rules {
 		pass.rule = r
 		if err := runRule(r, pass); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	findings = suppress(src, findings)
@@ -583,7 +643,7 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) ([]Finding
 		findings[i].Finish = src.Position(findings[i].End)
 	}
 	sortFindings(findings)
-	return dedupe(findings), nil
+	return dedupe(findings), tree, nil
 }
 
 // dedupe drops a finding equal to the one before it: two loads that share

@@ -80,10 +80,16 @@ var ErrParseTimeout = errors.New("parse took longer than the limit")
 // watcher can flag a parser as cancelled after its parse has finished,
 // which would poison the pooled parser for its next file.
 func parse(text []byte, limit time.Duration) (*sitter.Tree, error) {
+	return reparse(nil, text, limit)
+}
+
+// reparse is parse reusing old, the tree of an earlier text edited to
+// match text (nil: parse from scratch).
+func reparse(old *sitter.Tree, text []byte, limit time.Duration) (*sitter.Tree, error) {
 	p := parserPool.Get().(*sitter.Parser)
 	defer parserPool.Put(p)
 	p.SetOperationLimit(int(limit.Microseconds()))
-	tree, err := p.ParseCtx(context.Background(), nil, text)
+	tree, err := p.ParseCtx(context.Background(), old, text)
 	if err != nil {
 		p.Reset()
 		if errors.Is(err, sitter.ErrOperationLimit) {
