@@ -102,13 +102,13 @@ func Walk(paths []string, opts WalkOptions) iter.Seq2[string, error] {
 				}
 				continue
 			}
-			w := &walker{opts: opts, root: p, yield: yield}
+			w := &walker{opts: opts, root: p, yield: yield, slots: make(chan struct{}, listers)}
 			var rel []string
 			var ign ignoreSet
 			if !opts.NoIgnore {
 				rel, ign = outerIgnores(p)
 			}
-			if !w.dir(p, rel, nil, ign) {
+			if !w.dir(p, w.list(p), rel, nil, ign) {
 				return
 			}
 		}
@@ -133,19 +133,59 @@ type walker struct {
 	opts  WalkOptions
 	root  string
 	yield func(string, error) bool
+	slots chan struct{} // bounds the folders being listed at once
 }
 
-// dir walks one folder. rel is its path from the repository root (for
-// ignore patterns), sub its path from the walk's root (for --exclude).
-// It returns false when the consumer stopped.
-func (w *walker) dir(dir string, rel, sub []string, ign ignoreSet) bool {
-	f, err := os.Open(dir)
-	if err != nil {
-		return w.yield(dir, &FileError{dir, unwrapPathError(err)})
+// listers is how many folders are listed at once, and listAhead how many
+// subfolders of a folder are listed ahead of the one being walked: the
+// listings (system calls that wait on the file system) overlap, while
+// paths still come out one at a time, in order.
+const listers, listAhead = 8, 16
+
+// listing is a folder's entries, sorted, once done is closed.
+type listing struct {
+	entries []fs.DirEntry
+	openErr error // the folder could not be opened
+	readErr error // it could not be read to its end
+	done    chan struct{}
+}
+
+// list starts listing dir in the background.
+func (w *walker) list(dir string) *listing {
+	l := &listing{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		w.slots <- struct{}{}
+		defer func() { <-w.slots }()
+		f, err := os.Open(dir)
+		if err != nil {
+			l.openErr = err
+			return
+		}
+		l.entries, l.readErr = f.ReadDir(-1)
+		f.Close()
+		// A folder sorts as "name/", so the paths come out in byte order.
+		key := func(e fs.DirEntry) string {
+			if e.IsDir() {
+				return e.Name() + "/"
+			}
+			return e.Name()
+		}
+		sort.Slice(l.entries, func(i, j int) bool { return key(l.entries[i]) < key(l.entries[j]) })
+	}()
+	return l
+}
+
+// dir walks one folder, listed by l. rel is its path from the repository
+// root (for ignore patterns), sub its path from the walk's root (for
+// --exclude). It returns false when the consumer stopped.
+func (w *walker) dir(dir string, l *listing, rel, sub []string, ign ignoreSet) bool {
+	<-l.done
+	if l.openErr != nil {
+		return w.yield(dir, &FileError{dir, unwrapPathError(l.openErr)})
 	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil && !w.yield(dir, &FileError{dir, unwrapPathError(err)}) {
+	entries := l.entries
+	if l.readErr != nil && !w.yield(dir, &FileError{dir, unwrapPathError(l.readErr)}) {
 		return false
 	}
 	// The entries say what the folder is, without a system call per
@@ -168,36 +208,51 @@ func (w *walker) dir(dir string, rel, sub []string, ign ignoreSet) bool {
 			ign = ign.with(filepath.Join(dir, ".gitignore"), rel)
 		}
 	}
-	// A folder sorts as "name/", so the paths come out in byte order.
-	key := func(e fs.DirEntry) string {
-		if e.IsDir() {
-			return e.Name() + "/"
-		}
-		return e.Name()
+	// First what to yield and what to enter, then the subfolders' listings
+	// are started listAhead ahead of the walk through them.
+	type child struct {
+		path     string
+		rel, sub []string
+		isDir    bool
+		listing  *listing
 	}
-	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
+	var children []child
+	var subdirs []int
 	for _, e := range entries {
 		name, typ := e.Name(), e.Type()
 		isDir := typ.IsDir()
 		if !isDir && !(typ.IsRegular() && Sources(name)) {
 			continue // links, FIFOs, sockets, devices, other files
 		}
-		path := filepath.Join(dir, name)
-		childRel := append(rel[:len(rel):len(rel)], name)
-		childSub := append(sub[:len(sub):len(sub)], name)
-		if w.excluded(childSub) || (!w.opts.NoIgnore && ign.ignored(childRel, isDir)) {
+		c := child{path: filepath.Join(dir, name), isDir: isDir,
+			rel: append(rel[:len(rel):len(rel)], name), sub: append(sub[:len(sub):len(sub)], name)}
+		if w.excluded(c.sub) || (!w.opts.NoIgnore && ign.ignored(c.rel, isDir)) || isDir && skipDirs[name] {
 			continue
 		}
 		if isDir {
-			if skipDirs[name] {
-				continue
-			}
-			if !w.dir(path, childRel, childSub, ign) {
+			subdirs = append(subdirs, len(children))
+		}
+		children = append(children, c)
+	}
+	started, next := 0, 0 // indexes in subdirs: listings started, the next to enter
+	listAheadOf := func() {
+		for ; started < len(subdirs) && started <= next+listAhead; started++ {
+			c := &children[subdirs[started]]
+			c.listing = w.list(c.path)
+		}
+	}
+	listAheadOf()
+	for i := range children {
+		c := &children[i]
+		if !c.isDir {
+			if w.opts.Shard.Has(c.path) && !w.yield(c.path, nil) {
 				return false
 			}
 			continue
 		}
-		if w.opts.Shard.Has(path) && !w.yield(path, nil) {
+		next++
+		listAheadOf()
+		if !w.dir(c.path, c.listing, c.rel, c.sub, ign) {
 			return false
 		}
 	}

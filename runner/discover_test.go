@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -247,5 +248,41 @@ func TestWalkSkipsVirtualenvs(t *testing.T) {
 	env := filepath.Join(dir, "myenv")
 	if got := relAll(t, env, walkAll(t, []string{env}, WalkOptions{})); strings.Join(got, " ") != "lib/site.py" {
 		t.Errorf("walk of the virtualenv itself: %q", got)
+	}
+}
+
+// Folders listed ahead of the walk (more subfolders than listAhead, nested,
+// files between them, a stop part-way) change nothing: every source file
+// once, in byte order, and an early stop stops.
+func TestWalkListsAheadInOrder(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	var want []string
+	for i := range 3*listAhead + 5 {
+		for _, name := range []string{
+			fmt.Sprintf("d%02d/m.py", i),
+			fmt.Sprintf("d%02d/sub%d/deep/x.py", i, i%3),
+			fmt.Sprintf("d%02d.py", i),
+			fmt.Sprintf("d%02d/z.ipynb", i),
+		} {
+			files[name] = ""
+			want = append(want, name)
+		}
+	}
+	files["d07/empty/.keep"] = ""
+	writeTree(t, dir, files)
+	sort.Strings(want)
+	got := relAll(t, dir, walkAll(t, []string{dir}, WalkOptions{}))
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("walk:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	n := 0
+	for range Walk([]string{dir}, WalkOptions{}) {
+		if n++; n == 10 {
+			break
+		}
+	}
+	if n != 10 {
+		t.Errorf("stopped after %d paths, want 10", n)
 	}
 }
