@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strings"
 
@@ -73,7 +74,7 @@ func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 	text := src.Text
 	// One walk collects the matches of every query file; they are then read
 	// file by file, functions first (calls and assignments need scopes).
-	matches := map[string][]map[string]*sitter.Node{}
+	matches := make([][]captures, len(queryFiles))
 	qc := sitter.NewQueryCursor()
 	qc.Exec(q.all, root)
 	for {
@@ -81,46 +82,46 @@ func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 		if !ok {
 			break
 		}
-		caps := make(map[string]*sitter.Node, len(m.Captures))
+		caps := captures{q: q, nodes: make([]*sitter.Node, len(q.capture))}
 		for _, c := range m.Captures {
-			caps[q.all.CaptureNameForId(c.Index)] = c.Node
+			caps.nodes[c.Index] = c.Node
 		}
-		name := q.file[m.PatternIndex]
-		matches[name] = append(matches[name], caps)
+		file := q.file[m.PatternIndex]
+		matches[file] = append(matches[file], caps)
 	}
 	qc.Close()
-	each := func(file string, fn func(caps map[string]*sitter.Node)) {
-		for _, caps := range matches[file] {
+	each := func(file string, fn func(caps captures)) {
+		for _, caps := range matches[slices.Index(queryFiles, file)] {
 			fn(caps)
 		}
 	}
 
-	each("functions.scm", func(c map[string]*sitter.Node) {
-		fn := c["function"]
-		f.Funcs = append(f.Funcs, &Func{Node: fn, Body: c["body"], Name: c["name"].Content(text), start: fn.StartByte(), end: fn.EndByte()})
+	each("functions.scm", func(c captures) {
+		fn := c.get("function")
+		f.Funcs = append(f.Funcs, &Func{Node: fn, Body: c.get("body"), Name: c.get("name").Content(text), start: fn.StartByte(), end: fn.EndByte()})
 	})
 	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].start < f.Funcs[j].start })
 
-	each("imports.scm", func(c map[string]*sitter.Node) {
-		stmt := c["import"]
+	each("imports.scm", func(c captures) {
+		stmt := c.get("import")
 		if p := stmt.Parent(); p != nil && p.Type() == "module" {
 			if len(f.importStmts) == 0 || f.importStmts[len(f.importStmts)-1] != stmt {
 				f.importStmts = append(f.importStmts, stmt)
 			}
 		}
 		alias := ""
-		if a := c["alias"]; a != nil {
+		if a := c.get("alias"); a != nil {
 			alias = a.Content(text)
 		}
-		if from := c["from"]; from != nil {
-			name := c["name"].Content(text)
+		if from := c.get("from"); from != nil {
+			name := c.get("name").Content(text)
 			if alias == "" {
 				alias = name
 			}
 			f.imports[alias] = from.Content(text) + "." + name
 			return
 		}
-		mod := c["module"].Content(text)
+		mod := c.get("module").Content(text)
 		if alias == "" {
 			// "import torch.nn" binds "torch".
 			alias = strings.SplitN(mod, ".", 2)[0]
@@ -129,19 +130,19 @@ func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 		f.imports[alias] = mod
 	})
 
-	each("calls.scm", func(c map[string]*sitter.Node) {
-		callee := c["callee"]
+	each("calls.scm", func(c captures) {
+		callee := c.get("callee")
 		dotted := dottedName(callee, text)
 		if dotted == "" {
 			return
 		}
-		call := &Call{Node: c["call"], Args: c["args"], Dotted: dotted, Qual: f.Resolve(dotted), Func: f.scopeOf(c["call"])}
+		call := &Call{Node: c.get("call"), Args: c.get("args"), Dotted: dotted, Qual: f.Resolve(dotted), Func: f.scopeOf(c.get("call"))}
 		call.Method = dotted[strings.LastIndexByte(dotted, '.')+1:]
 		f.Calls = append(f.Calls, call)
 	})
 
-	each("assignments.scm", func(c map[string]*sitter.Node) {
-		value := c["value"]
+	each("assignments.scm", func(c captures) {
+		value := c.get("value")
 		for value.Type() == "assignment" {
 			if r := value.ChildByFieldName("right"); r != nil {
 				value = r
@@ -149,12 +150,46 @@ func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
 				break
 			}
 		}
-		f.Assigns = append(f.Assigns, &Assign{Node: c["assignment"], Target: c["target"], Value: value,
-			Text: compact(c["target"].Content(text)), Func: f.scopeOf(c["assignment"])})
+		f.Assigns = append(f.Assigns, &Assign{Node: c.get("assignment"), Target: c.get("target"), Value: value,
+			Text: compact(c.get("target").Content(text)), Func: f.scopeOf(c.get("assignment"))})
 	})
 
 	f.markScopes()
 	return f
+}
+
+// plainDotted reports ASCII identifiers joined by dots, none of them a
+// keyword that can stand before a dot (None.x is not a name).
+func plainDotted(s []byte) bool {
+	for _, part := range bytes.Split(s, []byte(".")) {
+		if len(part) == 0 || '0' <= part[0] && part[0] <= '9' {
+			return false
+		}
+		for _, b := range part {
+			if !isWordByte(b) {
+				return false
+			}
+		}
+		switch string(part) {
+		case "None", "True", "False":
+			return false
+		}
+	}
+	return true
+}
+
+// captures are the nodes of one query match, by capture id.
+type captures struct {
+	q     *compiled
+	nodes []*sitter.Node
+}
+
+// get is the node captured as name, or nil.
+func (c captures) get(name string) *sitter.Node {
+	if id, ok := c.q.capture[name]; ok {
+		return c.nodes[id]
+	}
+	return nil
 }
 
 // dottedName renders identifier / attribute chains ("a.b.c"); a chain whose
@@ -164,6 +199,11 @@ func dottedName(n *sitter.Node, text []byte) string {
 	case "identifier":
 		return n.Content(text)
 	case "attribute":
+		// Most chains are written plainly ("torch.nn.Module"): the bytes
+		// are the name, without a walk down the chain.
+		if s := text[n.StartByte():n.EndByte()]; plainDotted(s) {
+			return string(s)
+		}
 		obj := n.ChildByFieldName("object")
 		attr := n.ChildByFieldName("attribute")
 		if obj == nil || attr == nil {

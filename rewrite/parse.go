@@ -21,8 +21,9 @@ import (
 // keeps the name of the file it came from. A compiled query is read-only
 // and shared by every worker; cursors are per call.
 type compiled struct {
-	all  *sitter.Query
-	file []string // pattern index -> query file name
+	all     *sitter.Query
+	file    []int          // pattern index -> index in queryFiles
+	capture map[string]int // capture name -> id
 }
 
 // queryFiles are compiled in this order; buildFile reads them by name.
@@ -39,7 +40,7 @@ func loadQueries() (*compiled, error) {
 		lang := python.GetLanguage()
 		c := &compiled{}
 		var all []byte
-		for _, name := range queryFiles {
+		for i, name := range queryFiles {
 			text, err := fs.ReadFile(queries.FS, name)
 			if err != nil {
 				compileErr = err
@@ -53,12 +54,18 @@ func loadQueries() (*compiled, error) {
 				return
 			}
 			for k := uint32(0); k < q.PatternCount(); k++ {
-				c.file = append(c.file, name)
+				c.file = append(c.file, i)
 			}
 			q.Close()
 			all = append(append(all, text...), '\n')
 		}
-		c.all, compileErr = sitter.NewQuery(all, lang)
+		if c.all, compileErr = sitter.NewQuery(all, lang); compileErr != nil {
+			return
+		}
+		c.capture = map[string]int{}
+		for id := uint32(0); id < c.all.CaptureCount(); id++ {
+			c.capture[c.all.CaptureNameForId(id)] = int(id)
+		}
 		compiledQ = c
 	})
 	return compiledQ, compileErr

@@ -1,0 +1,62 @@
+package rewrite
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// dottedName's plain-bytes path names every node of the fixtures as the
+// walk down the chain does.
+func TestDottedNameFastPathEqualsWalk(t *testing.T) {
+	var walk func(n *sitter.Node, text []byte) string
+	walk = func(n *sitter.Node, text []byte) string {
+		switch n.Type() {
+		case "identifier":
+			return n.Content(text)
+		case "attribute":
+			obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
+			if obj == nil || attr == nil {
+				return ""
+			}
+			prefix := walk(obj, text)
+			if prefix == "" {
+				prefix = "?"
+			}
+			return prefix + "." + attr.Content(text)
+		}
+		return ""
+	}
+	inputs, _ := filepath.Glob("../fixtures/*/*.py")
+	extra := []byte("None.x()\nTrue.real\na . b . c()\nf().g.h()\nx[0].y.z\nmodel.\\\n    to()\n1.5.real\né.x()\n")
+	texts := [][]byte{extra}
+	for _, in := range inputs {
+		text, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, text)
+	}
+	n := 0
+	for _, text := range texts {
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var visit func(node *sitter.Node)
+		visit = func(node *sitter.Node) {
+			if got, want := dottedName(node, text), walk(node, text); got != want {
+				t.Errorf("%q: dottedName %q, walk %q", node.Content(text), got, want)
+			}
+			n++
+			for i := 0; i < int(node.NamedChildCount()); i++ {
+				visit(node.NamedChild(i))
+			}
+		}
+		visit(tree.RootNode())
+		tree.Close()
+	}
+	t.Logf("%d nodes", n)
+}
