@@ -3,6 +3,8 @@ package udiff
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -202,14 +204,22 @@ type Palette struct {
 // ANSI is the usual terminal colouring.
 var ANSI = Palette{Header: "\x1b[1m", Hunk: "\x1b[36m", Del: "\x1b[31m", Add: "\x1b[32m", Reset: "\x1b[0m"}
 
-// Unified renders the diff of a and b under the name path ("a/path",
-// "b/path"); empty when they are equal.
-func Unified(path, a, b string, pal Palette) string {
+// headerName is a path as git writes it in a diff header: forward
+// slashes, no "./", and no leading "/" (git diff --no-index /tmp/x.py
+// ... writes a/tmp/x.py, which git apply -p1 takes from the root).
+func headerName(p string) string {
+	return strings.TrimLeft(path.Clean(filepath.ToSlash(p)), "/")
+}
+
+// Unified renders the diff of a and b under the name file ("a/file",
+// "b/file"); empty when they are equal.
+func Unified(file, a, b string, pal Palette) string {
 	if a == b {
 		return ""
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s--- a/%s%s\n%s+++ b/%s%s\n", pal.Header, path, pal.Reset, pal.Header, path, pal.Reset)
+	name := headerName(file)
+	fmt.Fprintf(&sb, "%s--- a/%s%s\n%s+++ b/%s%s\n", pal.Header, name, pal.Reset, pal.Header, name, pal.Reset)
 	for _, h := range Hunks(a, b) {
 		fmt.Fprintf(&sb, "%s@@ -%s +%s @@%s\n", pal.Hunk, rangeOf(h.OldStart, h.OldLines), rangeOf(h.NewStart, h.NewLines), pal.Reset)
 		for _, l := range h.Lines {

@@ -49,7 +49,8 @@ func TestFixPreviewPrintsADiffAndWritesNothing(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0", code)
 	}
-	if !strings.Contains(out, "--- a/"+path) || !strings.Contains(out, "+++ b/"+path) || !strings.Contains(out, "+        torch_dtype=torch.float32,") {
+	name := strings.TrimPrefix(path, "/") // an absolute path is written as git writes it
+	if !strings.Contains(out, "--- a/"+name) || !strings.Contains(out, "+++ b/"+name) || !strings.Contains(out, "+        torch_dtype=torch.float32,") {
 		t.Errorf("diff lacks headers or the dtype fix:\n%s", out)
 	}
 	if strings.Contains(out, "\x1b[") {
