@@ -1,0 +1,81 @@
+package rewrite
+
+import (
+	"testing"
+
+	"github.com/loratune/loratune-fix/internal/corpus"
+)
+
+// The parts of a fix on a training script, each over the same 100
+// generated scripts, so that the whole (BenchmarkFixScripts) can be read
+// against its floor: one parse and two query walks (one to find, one to
+// confirm that the fixed text has nothing more to fix).
+
+func scripts() [][]byte {
+	var out [][]byte
+	for i := range 100 {
+		out = append(out, corpus.Training(1, i))
+	}
+	return out
+}
+
+// BenchmarkParse is one tree-sitter parse of a script.
+func BenchmarkParse(b *testing.B) {
+	texts := scripts()
+	i := 0
+	for b.Loop() {
+		tree, err := parse(texts[i%len(texts)], 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tree.Close()
+		i++
+	}
+}
+
+// BenchmarkQueryWalk is one walk of the compiled queries over a parsed
+// script, and the file model built from the matches.
+func BenchmarkQueryWalk(b *testing.B) {
+	q, err := loadQueries()
+	if err != nil {
+		b.Fatal(err)
+	}
+	texts := scripts()
+	var all []func() *File
+	for _, text := range texts {
+		tree, err := parse(text, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer tree.Close()
+		src, root := NewSource(text), tree.RootNode()
+		all = append(all, func() *File { return buildFile(src, root, q) })
+	}
+	i := 0
+	for b.Loop() {
+		if f := all[i%len(all)](); len(f.Calls) == 0 {
+			b.Fatal("no calls found")
+		}
+		i++
+	}
+}
+
+// BenchmarkFixScripts is Fix on a script: every pass, parse and rule.
+func BenchmarkFixScripts(b *testing.B) {
+	e, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	texts := scripts()
+	i := 0
+	for b.Loop() {
+		res, err := e.Fix(texts[i%len(texts)], Versions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Changed {
+			b.Fatal("nothing fixed")
+		}
+		i++
+	}
+}
