@@ -24,9 +24,12 @@ func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
 		return ErrReadOnly
 	}
 	// Through a symlink, the file it points to is replaced and the link
-	// stays a link.
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	// stays a link. (One lstat answers for the files a walk yields, which
+	// are never links.)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
