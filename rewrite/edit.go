@@ -34,17 +34,23 @@ func conflicts(a, b *Fix) bool {
 	return false
 }
 
-// applyEdits applies non-overlapping edits to text. Edits at the same
-// offset keep the order they were given in.
-func applyEdits(text []byte, edits []Edit) ([]byte, error) {
+// inOrder returns edits in the order applyEdits applies them: by start;
+// at one place an insertion before a replacement, otherwise as given.
+func inOrder(edits []Edit) []Edit {
 	es := append([]Edit(nil), edits...)
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].Start != es[j].Start {
 			return es[i].Start < es[j].Start
 		}
-		// An insertion goes before a replacement that starts at the same place.
 		return es[i].End-es[i].Start < es[j].End-es[j].Start && es[i].Start == es[i].End
 	})
+	return es
+}
+
+// applyEdits applies non-overlapping edits to text. Edits at the same
+// offset keep the order they were given in.
+func applyEdits(text []byte, edits []Edit) ([]byte, error) {
+	es := inOrder(edits)
 	out := make([]byte, 0, len(text)+256)
 	last := 0
 	for _, e := range es {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -546,15 +545,12 @@ func edited(tree *sitter.Tree, text []byte, edits []Edit) *sitter.Tree {
 		return nil
 	}
 	cp := tree.Copy()
-	// From the last edit to the first, so that each one's offsets and
-	// points in text still hold when it is given.
-	order := make([]int, len(edits))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(i, j int) bool { return edits[order[i]].Start > edits[order[j]].Start })
-	for _, i := range order {
-		e := edits[i]
+	// The edits in the order they were applied, told from the last to the
+	// first, so that each one's offsets and points in text still hold when
+	// it is told (an insertion and a replacement at one place included).
+	es := inOrder(edits)
+	for i := len(es) - 1; i >= 0; i-- {
+		e := es[i]
 		at := pointOf(text, e.Start)
 		cp.Edit(sitter.EditInput{
 			StartIndex:  uint32(e.Start),

@@ -15,7 +15,8 @@ import (
 // parse) has an error exactly when a parse from scratch has one, and
 // without one it is the same tree: same nodes, same byte ranges. (Error
 // recovery may differ.) Checked on the fixes of every fixture, alone and
-// together, and on random edits of the same files.
+// together, on a line inserted before a replaced line, and on random
+// edits of the same files.
 func TestIncrementalParseEqualsFullParse(t *testing.T) {
 	inputs, _ := filepath.Glob("../fixtures/*/*.py")
 	if len(inputs) < 50 {
@@ -50,6 +51,24 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 				}
 			}
 			editSets = append(editSets, all)
+		}
+		// A line inserted before a line that is replaced (an insertAfter
+		// next to a replaceStatement), in both orders of the edits.
+		starts := []int{0}
+		for i, b := range text {
+			if b == '\n' && i+1 < len(text) {
+				starts = append(starts, i+1)
+			}
+		}
+		for k := 0; k < 10; k++ {
+			i := rng.IntN(len(starts))
+			end := len(text)
+			if i+1 < len(starts) {
+				end = starts[i+1]
+			}
+			ins := Edit{Start: starts[i], End: starts[i], NewText: "    model.config.use_cache = False\n"}
+			rep := Edit{Start: starts[i], End: end, NewText: pieces[rng.IntN(len(pieces))]}
+			editSets = append(editSets, []Edit{ins, rep}, []Edit{rep, ins})
 		}
 		for k := 0; k < 20; k++ {
 			var edits []Edit
