@@ -100,3 +100,47 @@ func TestReadBufferReuseKeepsEachFilesBytes(t *testing.T) {
 		t.Errorf("%d files emitted, %d parsed; want %d and 10", i, parsed, len(paths))
 	}
 }
+
+// Interrupted part-way, a run emits a prefix of its files, even when a
+// later batch finished before an earlier one stopped: callers pair the
+// files emitted with those given, and a gap would shift them.
+func TestInterruptedRunEmitsAPrefix(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 40 {
+		p := filepath.Join(dir, fmt.Sprintf("m%03d.py", i))
+		if err := os.WriteFile(p, []byte("x = 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	eng, err := rewrite.New(rewrite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// With two workers the batches are [0] [1] [2 3] [4 5] [6..9] [10..13]:
+	// file 6 waits until file 13 is done, then interrupts the run.
+	later := make(chan struct{})
+	opts := &Options{Engine: eng, Jobs: 2, EngineFor: func(p string) *rewrite.Engine {
+		switch p {
+		case paths[6]:
+			<-later
+			cancel()
+		case paths[13]:
+			close(later)
+		}
+		return nil
+	}}
+	var got []string
+	Run(ctx, opts, paths, func(f *File) { got = append(got, f.Path) })
+	if len(got) == 0 || len(got) == len(paths) {
+		t.Fatalf("%d files emitted; want an interrupted run", len(got))
+	}
+	for i, p := range got {
+		if p != paths[i] {
+			t.Fatalf("file %d emitted is %s, want %s: not a prefix", i, filepath.Base(p), filepath.Base(paths[i]))
+		}
+	}
+}

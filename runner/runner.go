@@ -206,8 +206,8 @@ func Run(ctx context.Context, opts *Options, files []string, emit func(*File)) {
 
 // RunSeq is Run over a stream of paths, such as Walk yields: a path that
 // comes with an error is emitted as a File with that error, in its place.
-// Memory is bounded by the files in flight (a window of batches per
-// worker), never by the number of files. For a check (not Fix) run the
+// Memory is bounded by the files in flight (a window of two batches, up
+// to 64 files, per worker), never by the number of files. For a check (not Fix) run the
 // bytes are dropped from each File once emit returns.
 func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*File)) {
 	jobs := opts.Jobs
@@ -231,7 +231,7 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 	// Results leave in path order, so a slow batch holds back the ones
 	// behind it until they fill the window; a deep window keeps the
 	// workers busy meanwhile.
-	window := make(chan *batch, jobs*8)
+	window := make(chan *batch, jobs*2)
 	work := make(chan *batch, jobs)
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -287,11 +287,14 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			send()
 		}
 	}()
+	stopped := false
 	for b := range window {
 		<-b.done
 		for _, f := range b.files {
-			if f == nil {
-				continue // not processed: the run was interrupted
+			if stopped = stopped || f == nil; stopped {
+				// Interrupted: a file was left unprocessed, so none after
+				// it is emitted either (what was emitted is a prefix).
+				continue
 			}
 			emit(f)
 			if !opts.Fix {

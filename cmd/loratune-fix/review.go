@@ -98,16 +98,16 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			}
 			sort.Strings(paths)
 			full := make([]string, len(paths))
+			relOf := map[string]string{}
 			for i, p := range paths {
 				full[i] = filepath.Join(root, filepath.FromSlash(p))
+				relOf[full[i]] = p
 			}
 			rv := &review.Review{CommitID: commit}
 			sarif := report.NewSARIF(opts.Engine.Rules())
 			errs, total := 0, 0
-			i := 0
 			runner.Run(ctx, opts, full, func(f *runner.File) {
-				rel := paths[i]
-				i++
+				rel := relOf[f.Path]
 				f.Path = rel
 				if f.Err != nil {
 					fmt.Fprintln(stderr, "error:", f.Err)
