@@ -45,6 +45,7 @@ func addItem(src *Source, args *sitter.Node, item string) ([]Edit, bool) {
 // separator: two items added to "()" would run into each other).
 type listAdd struct {
 	item  string
+	key   string // the keyword or dict key the item sets
 	edits []Edit // render of item alone
 	// at: after "(" (empty), after the last item (inline), or the start of
 	// the line after the last item (lines: one item a line, indented).
@@ -59,7 +60,11 @@ type listAdd struct {
 
 // listAddition lays out item added to the list args.
 func listAddition(src *Source, args *sitter.Node, item string) *listAdd {
-	a := &listAdd{item: item, claim: argsClaim(args)}
+	key, _, _ := strings.Cut(item, "=")
+	if k, _, ok := strings.Cut(item, ":"); ok && len(k) < len(key) {
+		key = k
+	}
+	a := &listAdd{item: item, key: strings.TrimSpace(key), claim: argsClaim(args)}
 	list := realArgs(args)
 	if len(list) == 0 {
 		a.empty, a.at = true, start(args)+1

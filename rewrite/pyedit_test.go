@@ -97,3 +97,31 @@ func TestTwoKeywordsForOneLoadTakeOnePass(t *testing.T) {
 		t.Errorf("passes %d, output:\n%s", res.Passes, res.Output)
 	}
 }
+
+// Two additions to one list merge only under different keys: the same
+// keyword twice (f(x, dtype=a, dtype=b)) parses for tree-sitter, not for
+// CPython, so the second waits for the next pass.
+func TestListAdditionsOfOneKeyConflict(t *testing.T) {
+	tree, err := parse([]byte("f(x)\n"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	src := NewSource([]byte("f(x)\n"))
+	args := tree.RootNode().NamedChild(0).NamedChild(0).ChildByFieldName("arguments")
+	fix := func(item string) *Fix { return addingFix("", listAddition(src, args, item)) }
+	for _, c := range []struct {
+		a, b     string
+		conflict bool
+	}{
+		{"dtype=torch.float32", `attn_implementation="eager"`, false},
+		{"dtype=torch.float32", "dtype=torch.bfloat16", true},
+		{"dtype = a", "dtype=b", true},
+		{`"dtype": a`, `"dtype": b`, true},
+		{`"dtype": a`, `"attn_implementation": "eager"`, false},
+	} {
+		if got := conflicts(fix(c.a), fix(c.b)); got != c.conflict {
+			t.Errorf("%s and %s: conflict %v, want %v", c.a, c.b, got, c.conflict)
+		}
+	}
+}
