@@ -77,6 +77,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.trainingIDs = ids(trainingWords)
 	for _, r := range rules {
+		if slices.Contains(r.Triggers, "") || slices.Contains(r.Also, "") {
+			return nil, fmt.Errorf("rule %s: an empty prefilter word", r.Code)
+		}
 		e.gates = append(e.gates, gate{words: ids(r.Triggers), also: ids(r.Also), training: r.TrainingOnly})
 	}
 	var triggers []int // every gate's words, searched first
