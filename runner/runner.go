@@ -207,8 +207,8 @@ func Run(ctx context.Context, opts *Options, files []string, emit func(*File)) {
 // RunSeq is Run over a stream of paths, such as Walk yields: a path that
 // comes with an error is emitted as a File with that error, in its place.
 // Memory is bounded by the files in flight (a window of two batches, up
-// to 64 files, per worker), never by the number of files. For a check (not Fix) run the
-// bytes are dropped from each File once emit returns.
+// to 64 files, per worker), never by the number of files. For a check
+// (not Fix) run the bytes are dropped from each File once emit returns.
 func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*File)) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -229,8 +229,9 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 		done  chan struct{}
 	}
 	// Results leave in path order, so a slow batch holds back the ones
-	// behind it until they fill the window; a deep window keeps the
-	// workers busy meanwhile.
+	// behind it until they fill the window (two batches a worker); the
+	// workers stay busy meanwhile. Prefilter misses wait in it without
+	// their bytes.
 	window := make(chan *batch, jobs*2)
 	work := make(chan *batch, jobs)
 	var wg sync.WaitGroup
