@@ -15,9 +15,11 @@ type node struct {
 	vals       []*node  // objects: member values; arrays: elements
 }
 
+// get is the value of an object's member key. Of a key given twice the
+// last counts, as Python's json (which Jupyter reads with) and Go's have it.
 func (n *node) get(key string) *node {
-	for i, k := range n.keys {
-		if k == key {
+	for i := len(n.keys) - 1; i >= 0; i-- {
+		if n.keys[i] == key {
 			return n.vals[i]
 		}
 	}
