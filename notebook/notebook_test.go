@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"fmt"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -258,4 +259,35 @@ func FuzzSplitIdentity(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A cell whose last line ends in a line continuation is not Python on its
+// own (CPython: unexpected EOF): it is left out of the virtual source, and
+// the next cell stays a statement of its own. A comment's backslash is no
+// continuation.
+func TestCellEndingInAContinuationIsLeftOut(t *testing.T) {
+	cells := func(sources ...string) []byte {
+		var parts []string
+		for _, s := range sources {
+			parts = append(parts, fmt.Sprintf(`{"cell_type": "code", "metadata": {}, "source": %q, "outputs": [], "execution_count": null}`, s))
+		}
+		return []byte(`{"cells": [` + strings.Join(parts, ", ") + `], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+	}
+	for _, c := range []struct {
+		first, want string
+	}{
+		{"x = 1 + \\", "y = 2\n"},
+		{"x = 1 + \\\n", "y = 2\n"},
+		{"x = f(a,\n      b) \\  \n\n", "y = 2\n"},
+		{"x = 1  # C:\\", "x = 1  # C:\\\n\ny = 2\n"},
+		{"%pip install peft \\", "pass#" + strings.Repeat(" ", len("%pip install peft \\")-5) + "\n\ny = 2\n"},
+	} {
+		nb, err := Parse(cells(c.first, "y = 2\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(Build(nb, nil).Text); got != c.want {
+			t.Errorf("cell %q: virtual text %q, want %q", c.first, got, c.want)
+		}
+	}
 }

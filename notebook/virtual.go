@@ -59,6 +59,12 @@ func Build(nb *Notebook, skip map[int]bool) *Virtual {
 		if !ok || strings.TrimSpace(body) == "" {
 			continue
 		}
+		masked, spans := maskMagics(body)
+		if endsInContinuation(masked) {
+			// Not Python on its own (CPython: unexpected EOF), and joined to
+			// the next cell it would run on into it.
+			continue
+		}
 		seg := segment{cell: c, header: header, sep: -1}
 		if len(v.segs) > 0 {
 			at := b.Len()
@@ -67,7 +73,6 @@ func Build(nb *Notebook, skip map[int]bool) *Virtual {
 			v.Frozen = append(v.Frozen, rewrite.Span{Start: at, End: at + 1})
 		}
 		seg.start = b.Len()
-		masked, spans := maskMagics(body)
 		for _, sp := range spans {
 			seg.masks = append(seg.masks, len(v.Frozen))
 			seg.orig = append(seg.orig, body[sp.Start:sp.End])
@@ -83,6 +88,15 @@ func Build(nb *Notebook, skip map[int]bool) *Virtual {
 	}
 	v.Text = []byte(b.String())
 	return v
+}
+
+// endsInContinuation reports a last line that ends in a line-continuation
+// backslash (a comment's backslash aside; a line holding "#" anywhere is
+// taken for a comment, which at worst keeps a broken cell in).
+func endsInContinuation(body string) bool {
+	body = strings.TrimRight(body, " \t\r\n")
+	last := body[strings.LastIndexByte(body, '\n')+1:]
+	return strings.HasSuffix(last, "\\") && !strings.Contains(last, "#")
 }
 
 // PythonBody is the part of a code cell's source that is Python, with the
