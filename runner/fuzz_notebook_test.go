@@ -90,7 +90,6 @@ func cellSources(data []byte) (types, sources []string, ok bool) {
 	return types, sources, true
 }
 
-
 // withoutCodeSources decodes a notebook with every code cell's source
 // removed: what must not change.
 func withoutCodeSources(t *testing.T, data []byte) any {
