@@ -5,11 +5,11 @@ import (
 	"sort"
 )
 
-// conflicts reports whether two fixes cannot be applied in the same pass: an
-// edit of one replaces bytes that an edit of the other touches, or both
+// conflicts reports whether two fixes cannot be applied in the same pass:
+// an edit of one replaces bytes that an edit of the other touches, or both
 // claim one place (unless both add an item to the claimed list, under
-// different keys: those are rendered together). Two pure insertions at the same offset do not
-// conflict; they keep rule order.
+// different keys: those are rendered together). Two pure insertions at the
+// same offset do not conflict; they keep rule order.
 func conflicts(a, b *Fix) bool {
 	if a.Claim != "" && a.Claim == b.Claim && (a.add == nil || b.add == nil || a.add.key == b.add.key) {
 		return true

@@ -60,11 +60,10 @@ type listAdd struct {
 
 // listAddition lays out item added to the list args.
 func listAddition(src *Source, args *sitter.Node, item string) *listAdd {
-	key, _, _ := strings.Cut(item, "=")
-	if k, _, ok := strings.Cut(item, ":"); ok && len(k) < len(key) {
-		key = k
-	}
-	a := &listAdd{item: item, key: strings.TrimSpace(key), claim: argsClaim(args)}
+	// The key: what stands before the first "=" (a keyword) or ":" (a
+	// dict entry).
+	key := strings.TrimSpace(item[:strings.IndexAny(item+"=", "=:")])
+	a := &listAdd{item: item, key: key, claim: argsClaim(args)}
 	list := realArgs(args)
 	if len(list) == 0 {
 		a.empty, a.at = true, start(args)+1
