@@ -81,7 +81,7 @@ func listAddition(src *Source, args *sitter.Node, item string) *listAdd {
 		!own && src.Position(start(last)).Line == src.Position(start(args)).Line
 	if !inline {
 		a.lines, a.indent, a.eol = true, indent, src.EOL
-		a.comma = hasCommaAfter(src, last, args)
+		a.comma = commaAfter(args, last) != nil
 		a.commaAt = end(last)
 		a.at = src.LineEnd(end(last))
 		if a.at == len(src.Text) || src.Text[a.at-1] != '\n' {
@@ -123,18 +123,19 @@ func addingFix(message string, add *listAdd, more ...Edit) *Fix {
 	return &Fix{Message: message, Edits: append(append([]Edit(nil), add.edits...), more...), Claim: add.claim, add: add}
 }
 
-// hasCommaAfter reports a "," token after n inside args.
-func hasCommaAfter(src *Source, n, args *sitter.Node) bool {
+// commaAfter is the "," token after n inside args (comments skipped), or
+// nil.
+func commaAfter(args, n *sitter.Node) *sitter.Node {
 	for i := 0; i < int(args.ChildCount()); i++ {
 		c := args.Child(i)
 		if c.StartByte() >= n.EndByte() && c.Type() == "," {
-			return true
+			return c
 		}
 		if c.StartByte() >= n.EndByte() && c.Type() != "comment" {
-			return false
+			return nil
 		}
 	}
-	return false
+	return nil
 }
 
 // argsClaim is the Fix.Claim of a fix that adds to an argument list.

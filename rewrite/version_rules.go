@@ -474,11 +474,11 @@ func dropKeywordArg(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
 		rest := strings.TrimSpace(string(text[end(kw):lineEnd]))
 		rest = strings.TrimSpace(strings.TrimPrefix(rest, ","))
 		if rest == "" || strings.HasPrefix(rest, "#") {
-			if idx == len(list)-1 && !hasCommaAfter(src, kw, args) {
+			if idx == len(list)-1 && commaAfter(args, kw) == nil {
 				// The last argument without a trailing comma: the previous
 				// argument's comma goes too.
 				prev := list[idx-1]
-				if hasCommaAfter(src, prev, args) && src.Position(end(prev)).Line != src.Position(start(kw)).Line {
+				if commaAfter(args, prev) != nil && src.Position(end(prev)).Line != src.Position(start(kw)).Line {
 					comma := commaAfter(args, prev)
 					return []Edit{{Start: start(comma), End: end(comma)}, {Start: src.LineStart(start(kw)), End: lineEnd}}, true
 				}
@@ -499,19 +499,6 @@ func dropKeywordArg(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
 	default:
 		return []Edit{{Start: start(kw), End: start(list[1])}}, true
 	}
-}
-
-func commaAfter(args, n *sitter.Node) *sitter.Node {
-	for i := 0; i < int(args.ChildCount()); i++ {
-		c := args.Child(i)
-		if c.StartByte() >= n.EndByte() && c.Type() == "," {
-			return c
-		}
-		if c.StartByte() >= n.EndByte() && c.Type() != "comment" {
-			return nil
-		}
-	}
-	return nil
 }
 
 // fromImport returns the name under which the file can call module.name
