@@ -640,7 +640,7 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) (_ []Findi
 			return nil, nil, err
 		}
 	}
-	findings = suppress(src, findings)
+	findings = suppress(src, root, findings)
 	for i := range findings {
 		findings[i].Begin = src.Position(findings[i].Start)
 		findings[i].Finish = src.Position(findings[i].End)

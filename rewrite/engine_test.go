@@ -111,11 +111,39 @@ func TestSuppressionComments(t *testing.T) {
 	if len(res.Findings) != 0 {
 		t.Errorf("skip-file: findings %s, want none", codes(res.Findings))
 	}
-	// A bare "# noqa" belongs to other linters.
-	text = strings.Replace(trainingScript, `device_map="auto",`, `device_map="auto",  # noqa`, 1)
-	res, _ = e.Check([]byte(text), Versions{})
-	if got := codes(res.Findings); got != "LTF001,LTF003" {
-		t.Errorf("bare noqa: findings %s, want LTF001,LTF003", got)
+	// The load's two keywords on one line: both findings start there.
+	const twoLines, oneLine = "torch_dtype=torch.bfloat16,\n    device_map=\"auto\",", `torch_dtype=torch.bfloat16, device_map="auto",`
+	cases := []struct {
+		name, old, new, want string
+	}{
+		// ruff's reading: a bare noqa silences every rule on its line, and
+		// only there (the load's other line keeps its finding).
+		{"bare noqa", `device_map="auto",`, `device_map="auto",  # noqa`, "LTF001"},
+		{"bare NOQA", `device_map="auto",`, `device_map="auto",  # NOQA`, "LTF001"},
+		{"lower-case code", `torch_dtype=torch.bfloat16,`, `torch_dtype=torch.bfloat16,  # NOQA: ltf001`, "LTF003"},
+		{"no space after the colon", `torch_dtype=torch.bfloat16,`, `torch_dtype=torch.bfloat16,  #noqa:LTF001`, "LTF003"},
+		{"per line, not per file", `torch_dtype=torch.bfloat16,`, `torch_dtype=torch.bfloat16,  # noqa: LTF001, LTF003`, "LTF003"},
+		{"bare loratune-fix ignore", `torch_dtype=torch.bfloat16,`, `torch_dtype=torch.bfloat16,  # loratune-fix: ignore`, "LTF003"},
+		{"ignore and noqa in one comment", twoLines, oneLine + `  # loratune-fix: ignore[LTF001]  # noqa: LTF003`, ""},
+		{"noqa then ignore", twoLines, oneLine + `  # noqa: LTF001 # loratune-fix: ignore[training-device-map]`, ""},
+		{"ignore names another code", twoLines, oneLine + `  # loratune-fix: ignore[LTF005]`, "LTF001,LTF003"},
+		{"noqa in a string", `device_map="auto",`, `device_map="auto", revision="main  #noqa: LTF003",`, "LTF001,LTF003"},
+		{"noqa in a string, then a comment", `device_map="auto",`, `device_map="auto", revision="#noqa",  # see notes`, "LTF001,LTF003"},
+		{"skip-file in a string", `import torch`, `import torch; NOTE = "# loratune-fix: skip-file"`, "LTF001,LTF003"},
+		{"another linter's noqa code", `device_map="auto",`, `device_map="auto",  # noqa: E501`, "LTF001,LTF003"},
+	}
+	for _, c := range cases {
+		text := strings.Replace(trainingScript, c.old, c.new, 1)
+		if text == trainingScript {
+			t.Fatalf("%s: %q is not in the script", c.name, c.old)
+		}
+		res, err := e.Check([]byte(text), Versions{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := codes(res.Findings); got != c.want {
+			t.Errorf("%s: findings %s, want %s", c.name, got, c.want)
+		}
 	}
 }
 
