@@ -58,32 +58,6 @@ sequence 512 (30.9 vs 18.8 GiB), and 0.73x with 1.95x at 2048 (114.9 vs
 
 const fp32Cost = "costs 4 bytes a parameter (8B model: ~32 GB of weights; measured peak 1.6-2.3x the bf16 run, 11-17% slower)"
 
-var dtypeStrings = map[string]string{
-	"bfloat16": "bfloat16", "float16": "float16", "half": "float16", "auto": "auto",
-	"float32": "float32", "float": "float32",
-}
-
-// lowPrecision classifies a dtype expression: "bfloat16", "float16",
-// "auto", "float32", or "" when it is not a literal dtype.
-func lowPrecision(f *File, v *sitter.Node) string {
-	text := f.Src.Text
-	if s, ok := StringValue(v, text); ok {
-		return dtypeStrings[s]
-	}
-	if v.Type() != "attribute" && v.Type() != "identifier" {
-		return ""
-	}
-	switch f.Resolve(dottedName(v, text)) {
-	case "torch.bfloat16":
-		return "bfloat16"
-	case "torch.float16", "torch.half":
-		return "float16"
-	case "torch.float32", "torch.float":
-		return "float32"
-	}
-	return ""
-}
-
 func runFP32MasterWeights(p *Pass) {
 	f, text := p.File, p.Src.Text
 	for _, l := range f.ModelLoads() {

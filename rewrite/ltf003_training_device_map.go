@@ -131,22 +131,3 @@ func (f *File) lastAutoAssign(v *sitter.Node, l *Load) *sitter.Node {
 	}
 	return lit
 }
-
-// identifiers lists the identifier nodes spelled name under n.
-func identifiers(n *sitter.Node, name string, text []byte) []*sitter.Node {
-	var out []*sitter.Node
-	var walk func(*sitter.Node)
-	walk = func(c *sitter.Node) {
-		if c.Type() == "identifier" {
-			if c.Content(text) == name {
-				out = append(out, c)
-			}
-			return
-		}
-		for i := 0; i < int(c.NamedChildCount()); i++ {
-			walk(c.NamedChild(i))
-		}
-	}
-	walk(n)
-	return out
-}

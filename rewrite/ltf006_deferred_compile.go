@@ -161,10 +161,6 @@ func firstTrainer(f *File, fn *Func) *Call {
 	return nil
 }
 
-func within(inner, outer *sitter.Node) bool {
-	return inner.StartByte() >= outer.StartByte() && inner.EndByte() <= outer.EndByte()
-}
-
 // compileGuard widens a compile statement to an "if" that guards only it,
 // such as if torch.__version__ >= "2" and sys.platform != "win32":
 func compileGuard(stmt *sitter.Node) *sitter.Node {
@@ -187,20 +183,7 @@ func disableArgument(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
 			}, src.LineEnd(end(kw)) > end(kw)
 		}
 	}
-	list := realArgs(args)
-	for i, a := range list {
-		if !a.Equal(kw) {
-			continue
-		}
-		if i > 0 {
-			return []Edit{{Start: end(list[i-1]), End: end(kw)}}, true
-		}
-		if len(list) > 1 {
-			return []Edit{{Start: start(kw), End: start(list[1])}}, true
-		}
-		return []Edit{{Start: start(kw), End: end(kw)}}, true
-	}
-	return nil, false
+	return dropArg(args, kw)
 }
 
 // isModelVar reports a call on a variable that holds the trained model: the

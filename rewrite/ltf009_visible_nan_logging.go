@@ -1,10 +1,5 @@
 package rewrite
 
-import (
-	"slices"
-	"strings"
-)
-
 var visibleNaNLogging = &Rule{
 	Code:         "LTF009",
 	Name:         "visible-nan-logging",
@@ -37,16 +32,6 @@ edit). Files that do not train.
 ## Cost
 None.`,
 	Run: runVisibleNaNLogging,
-}
-
-// isTrainingArgsClass reports a name of training arguments: any
-// *TrainingArguments, or a TRL config (SFTConfig, DPOConfig...).
-func isTrainingArgsClass(name string) bool {
-	if strings.HasSuffix(name, "TrainingArguments") {
-		return true
-	}
-	kind, ok := strings.CutSuffix(name, "Config")
-	return ok && slices.Contains(trlKinds, kind)
 }
 
 func runVisibleNaNLogging(p *Pass) {

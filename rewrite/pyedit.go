@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -270,30 +271,63 @@ func commentOut(src *Source, stmt *sitter.Node, header string) ([]Edit, bool) {
 }
 
 // ensureImport returns the local name of module (its alias when imported
-// as one) and, when the file lacks the import, an edit that adds it after
-// the last top-level import (or at the top, after a docstring and
-// __future__ imports).
+// as one) and, when the file lacks the import, the edit that adds
+// "import module" (see addImport).
 func ensureImport(f *File, module string) (string, []Edit) {
 	if local, ok := f.Alias(module); ok {
 		return local, nil
 	}
+	return module, []Edit{addImport(f, "import "+module)}
+}
+
+// ensureFromImport returns the name under which the file can call
+// module.name (its own import, an alias of the module, or a new
+// from-import) and, when the import is missing, the edit that adds it:
+// joined to a one-line "from module import a, b" when the file has one,
+// else a new line (see addImport).
+func ensureFromImport(f *File, module, name string) (string, []Edit) {
+	if local, ok := f.Alias(module + "." + name); ok {
+		return local, nil
+	}
+	if local, ok := f.Alias(module); ok {
+		return local + "." + name, nil
+	}
+	for _, st := range f.importStmts {
+		mod := st.ChildByFieldName("module_name")
+		if st.Type() != "import_from_statement" || mod == nil || mod.Content(f.Src.Text) != module ||
+			strings.ContainsAny(st.Content(f.Src.Text), "(*\\\n") {
+			continue
+		}
+		last := st.NamedChild(int(st.NamedChildCount()) - 1)
+		return name, []Edit{{Start: end(last), End: end(last), NewText: ", " + name}}
+	}
+	return name, []Edit{addImport(f, "from "+module+" import "+name)}
+}
+
+// addImport is the edit that adds the import statement line: after the
+// last top-level import, or, when there is none (or it shares its line),
+// after what must stay first: the comments that open the file (a shebang,
+// an encoding line), the module docstring and "from __future__" imports.
+func addImport(f *File, line string) Edit {
 	src := f.Src
-	line := "import " + module
 	if n := len(f.importStmts); n > 0 {
-		e, ok := insertAfter(src, f.importStmts[n-1], []string{line})
-		if ok {
-			return module, []Edit{e}
+		if e, ok := insertAfter(src, f.importStmts[n-1], []string{line}); ok {
+			return e
 		}
 	}
-	// No import at all: after a module docstring if there is one.
-	at := 0
+	at, stmts := len(src.Text), 0
 	for i := 0; i < int(f.Root.NamedChildCount()); i++ {
 		c := f.Root.NamedChild(i)
 		if c.Type() == "comment" {
 			continue
 		}
-		if c.Type() == "expression_statement" && c.NamedChildCount() == 1 && c.NamedChild(0).Type() == "string" {
-			at = src.LineEnd(end(c))
+		docstring := stmts == 0 && c.Type() == "expression_statement" && c.NamedChildCount() == 1 && c.NamedChild(0).Type() == "string"
+		if docstring || c.Type() == "future_import_statement" {
+			at, stmts = src.LineEnd(end(c)), stmts+1
+			continue
+		}
+		if stmts == 0 {
+			at = src.LineStart(start(c))
 		}
 		break
 	}
@@ -301,5 +335,59 @@ func ensureImport(f *File, module string) (string, []Edit) {
 	if at == len(src.Text) && at > 0 && src.Text[at-1] != '\n' {
 		text = src.EOL + text
 	}
-	return module, []Edit{{Start: at, End: at, NewText: text}}
+	return Edit{Start: at, End: at, NewText: text}
+}
+
+// dropKeywordArg removes the keyword argument kw from a call's argument
+// list: its whole line when it stands alone on one, else the argument with
+// the comma that joins it to its neighbour (dropArg).
+func dropKeywordArg(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
+	list := realArgs(args)
+	idx := slices.IndexFunc(list, kw.Equal)
+	if idx < 0 {
+		return nil, false
+	}
+	text := src.Text
+	// The argument alone on its line (one argument a line style).
+	if _, own := src.Indent(start(kw)); own && len(list) > 1 {
+		lineEnd := src.LineEnd(end(kw))
+		rest := strings.TrimSpace(string(text[end(kw):lineEnd]))
+		rest = strings.TrimSpace(strings.TrimPrefix(rest, ","))
+		if rest == "" || strings.HasPrefix(rest, "#") {
+			if idx == len(list)-1 && commaAfter(args, kw) == nil {
+				// The last argument without a trailing comma: the previous
+				// argument's comma goes too.
+				prev := list[idx-1]
+				if commaAfter(args, prev) != nil && src.Position(end(prev)).Line != src.Position(start(kw)).Line {
+					comma := commaAfter(args, prev)
+					return []Edit{{Start: start(comma), End: end(comma)}, {Start: src.LineStart(start(kw)), End: lineEnd}}, true
+				}
+				return nil, false
+			}
+			return []Edit{{Start: src.LineStart(start(kw)), End: lineEnd}}, true
+		}
+	}
+	return dropArg(args, kw)
+}
+
+// dropArg removes the argument a from a call's argument list in place,
+// with the comma that joins it to its neighbour (or its own trailing
+// comma when it is the only argument).
+func dropArg(args, a *sitter.Node) ([]Edit, bool) {
+	list := realArgs(args)
+	idx := slices.IndexFunc(list, a.Equal)
+	switch {
+	case idx < 0:
+		return nil, false
+	case len(list) == 1:
+		to := end(a)
+		if c := commaAfter(args, a); c != nil {
+			to = end(c)
+		}
+		return []Edit{{Start: start(a), End: to}}, true
+	case idx > 0:
+		return []Edit{{Start: end(list[idx-1]), End: end(a)}}, true
+	default:
+		return []Edit{{Start: start(a), End: start(list[1])}}, true
+	}
 }

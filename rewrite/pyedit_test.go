@@ -125,3 +125,45 @@ func TestListAdditionsOfOneKeyConflict(t *testing.T) {
 		}
 	}
 }
+
+// Both import front ends place a new import line alike: after the last
+// top-level import, else below what must stay first (opening comments, the
+// module docstring, __future__ imports). LTF101's copy once put it above
+// the docstring, where LTF001's put it below.
+func TestImportPlacement(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"import os\n\nx = 1\n", "import os\nIMPORT\n\nx = 1\n"},
+		{"\"\"\"Doc.\"\"\"\n\nx = 1\n", "\"\"\"Doc.\"\"\"\nIMPORT\n\nx = 1\n"},
+		{"\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\n\nx = 1\n", "\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\nIMPORT\n\nx = 1\n"},
+		{"#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nx = 1\n", "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nIMPORT\nx = 1\n"},
+		{"\"\"\"Doc.\"\"\"\ndef main():\n    import os\n", "\"\"\"Doc.\"\"\"\nIMPORT\ndef main():\n    import os\n"},
+		{"\"\"\"Doc.\"\"\"", "\"\"\"Doc.\"\"\"\nIMPORT\n"},
+		{"x = 1\r\n", "IMPORT\r\nx = 1\r\n"},
+	}
+	q, err := loadQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		tree, err := parse([]byte(c.text), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := NewSource([]byte(c.text))
+		src.root = tree.RootNode()
+		f := buildFile(src, tree.RootNode(), q)
+		for line, add := range map[string]func() []Edit{
+			"import torch": func() []Edit { _, e := ensureImport(f, "torch"); return e },
+			"from transformers import BitsAndBytesConfig": func() []Edit {
+				_, e := ensureFromImport(f, "transformers", "BitsAndBytesConfig")
+				return e
+			},
+		} {
+			out, err := applyEdits([]byte(c.text), add())
+			if want := strings.ReplaceAll(c.want, "IMPORT", line); err != nil || string(out) != want {
+				t.Errorf("%q + %s: got %q (%v), want %q", c.text, line, out, err, want)
+			}
+		}
+		tree.Close()
+	}
+}

@@ -118,9 +118,9 @@ func All() []*Rule {
 	rules := []*Rule{
 		fp32MasterWeights, eagerAttention, trainingDeviceMap, dedicatedPadToken,
 		trainingUseCache, deferredCompile, sdpaBackendFence, trainingPaddingSide,
-		visibleNaNLogging,
+		visibleNaNLogging, loadIn8bitRemoved, removedTrainingArguments,
+		prepareModelForInt8Training, doraOProj, autocastAdapterDtype,
 	}
-	rules = append(rules, versionRules...)
 	sort.SliceStable(rules, func(i, j int) bool { return rules[i].Code < rules[j].Code })
 	return rules
 }

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -35,6 +36,16 @@ func isTRLTrainer(method string) bool {
 		}
 	}
 	return false
+}
+
+// isTrainingArgsClass reports a name of training arguments: any
+// *TrainingArguments, or a TRL config (SFTConfig, DPOConfig...).
+func isTrainingArgsClass(name string) bool {
+	if strings.HasSuffix(name, "TrainingArguments") {
+		return true
+	}
+	kind, ok := strings.CutSuffix(name, "Config")
+	return ok && slices.Contains(trlKinds, kind)
 }
 
 // trlStringModels calls fn for every TRL trainer given a model name.

@@ -1,0 +1,31 @@
+package rewrite
+
+import sitter "github.com/smacker/go-tree-sitter"
+
+// dtypeStrings are the dtypes a string may name (torch_dtype="bf16" is not
+// one), as lowPrecision classifies them.
+var dtypeStrings = map[string]string{
+	"bfloat16": "bfloat16", "float16": "float16", "half": "float16", "auto": "auto",
+	"float32": "float32", "float": "float32",
+}
+
+// lowPrecision classifies a dtype expression: "bfloat16", "float16",
+// "auto", "float32", or "" when it is not a literal dtype.
+func lowPrecision(f *File, v *sitter.Node) string {
+	text := f.Src.Text
+	if s, ok := StringValue(v, text); ok {
+		return dtypeStrings[s]
+	}
+	if v.Type() != "attribute" && v.Type() != "identifier" {
+		return ""
+	}
+	switch f.Resolve(dottedName(v, text)) {
+	case "torch.bfloat16":
+		return "bfloat16"
+	case "torch.float16", "torch.half":
+		return "float16"
+	case "torch.float32", "torch.float":
+		return "float32"
+	}
+	return ""
+}

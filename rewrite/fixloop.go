@@ -1,0 +1,151 @@
+package rewrite
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// maxPasses bounds the fix loop; fixes that keep producing fixes are a bug.
+const maxPasses = 8
+
+// FixFrozen is Fix with spans of the text (offsets after any byte order
+// mark) that no fix may touch; Result.Frozen gives where they lie in the
+// output. A notebook freezes its IPython magic lines and cell boundaries.
+func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, error) {
+	body, err := e.prepare(text)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	cur := body
+	skip := map[string]bool{} // fixes dropped for breaking the parse
+	settled, frozen0 := false, frozen
+	var tree *sitter.Tree // the parse of cur; nil: runOnce parses it
+	for pass := 0; pass <= maxPasses; pass++ {
+		findings, used, err := e.runOnce(cur, vs, tree)
+		if tree = used; err != nil {
+			return nil, err
+		}
+		if pass == 0 {
+			res.Findings = findings
+		}
+		var chosen []*Finding
+		for i := range findings {
+			fd := &findings[i]
+			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || skip[fixKey(fd)] {
+				continue
+			}
+			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || TouchesFrozen(fd.Fix, frozen) {
+				continue
+			}
+			ok := true
+			for _, c := range chosen {
+				if conflicts(c.Fix, fd.Fix) {
+					ok = false // waits for the next pass
+					break
+				}
+			}
+			if ok {
+				chosen = append(chosen, fd)
+			}
+		}
+		if len(chosen) == 0 {
+			settled = true
+			break
+		}
+		if pass == maxPasses {
+			break // still fixing: a fix that does not remove its finding
+		}
+		next, done, dropped, nextTree := applyVerified(cur, tree, chosen, e.opts.ParseTimeout)
+		for _, d := range dropped {
+			skip[fixKey(d)] = true
+			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
+		}
+		res.Passes = pass + 1
+		frozen = shiftSpans(frozen, done)
+		if bytes.Equal(next, cur) {
+			if nextTree != nil {
+				nextTree.Close()
+			}
+			if len(dropped) == 0 {
+				settled = true
+				break
+			}
+			continue
+		}
+		tree.Close()
+		cur, tree = next, nextTree // the next pass reads the tree the check made
+	}
+	if tree != nil {
+		tree.Close()
+	}
+	if !settled {
+		// Writing a half-fixed file (the same line added eight times) is
+		// worse than writing nothing.
+		cur, frozen = body, frozen0
+		res.Dropped = append(res.Dropped, fmt.Sprintf("the fixes did not settle after %d passes; none applied (internal error, please report)", maxPasses))
+	}
+	out := cur
+	if bytes.HasPrefix(text, bom) {
+		out = append(append([]byte{}, bom...), cur...)
+	}
+	res.Output = out
+	res.Changed = !bytes.Equal(out, text)
+	res.Frozen = frozen
+	return res, nil
+}
+
+func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
+
+// mergedEdits are the edits of the chosen fixes, those that add items to
+// one list rendered as one addition, where the first of them adds.
+func mergedEdits(chosen []*Finding) []Edit {
+	items := map[string][]string{} // claim -> the items added, in order
+	for _, c := range chosen {
+		if a := c.Fix.add; a != nil {
+			items[a.claim] = append(items[a.claim], a.item)
+		}
+	}
+	var all []Edit
+	for _, c := range chosen {
+		a := c.Fix.add
+		if a == nil || len(items[a.claim]) == 1 {
+			all = append(all, c.Fix.Edits...)
+			continue
+		}
+		for _, e := range c.Fix.Edits {
+			if !slices.Contains(a.edits, e) {
+				all = append(all, e)
+			}
+		}
+		if its := items[a.claim]; its != nil {
+			all = append(all, a.render(its)...)
+			items[a.claim] = nil // rendered once
+		}
+	}
+	return all
+}
+
+// withoutRepeats drops an insertion identical to an earlier one: two fixes
+// that each add the import they need add it once.
+func withoutRepeats(edits []Edit) []Edit {
+	out := edits[:0:0]
+	for i, e := range edits {
+		repeat := false
+		for _, prev := range edits[:i] {
+			if e.Start == e.End && e == prev {
+				repeat = true
+				break
+			}
+		}
+		if !repeat {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// verified parses text and returns its tree when it has no ERROR or

@@ -1,0 +1,114 @@
+package rewrite
+
+import (
+	"fmt"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// runOnce refuses a syntax error and runs every rule over text. tree is
+// the parse of text, or nil to parse it here. It returns the tree it used,
+// for the caller to close; on an error it closes the tree itself.
+func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) (_ []Finding, _ *sitter.Tree, err error) {
+	q, err := loadQueries()
+	if err != nil {
+		if tree != nil {
+			tree.Close()
+		}
+		return nil, nil, err
+	}
+	parsedHere := tree == nil
+	if parsedHere {
+		if tree, err = parse(text, e.opts.ParseTimeout); err != nil {
+			return nil, nil, err
+		}
+	}
+	defer func() {
+		if err != nil {
+			tree.Close()
+		}
+	}()
+	src := NewSource(text)
+	root := tree.RootNode()
+	src.root = root
+	if se := firstSyntaxError(root, src); se != nil {
+		return nil, nil, se
+	}
+	// A tree handed in is the verified parse of a later fix pass: the
+	// first pass, which parsed here, already checked the depth.
+	if parsedHere && tooDeep(root) {
+		return nil, nil, ErrTooDeep
+	}
+	file := buildFile(src, root, q)
+	var findings []Finding
+	pass := &Pass{Src: src, File: file, Versions: e.opts.Target.Merge(vs), findings: &findings}
+	for _, r := range e.rules {
+		pass.rule = r
+		if err := runRule(r, pass); err != nil {
+			return nil, nil, err
+		}
+	}
+	findings = suppress(src, root, findings)
+	for i := range findings {
+		findings[i].Begin = src.Position(findings[i].Start)
+		findings[i].Finish = src.Position(findings[i].End)
+	}
+	sortFindings(findings)
+	return dedupe(findings), tree, nil
+}
+
+// dedupe drops a finding equal to the one before it: two loads that share
+// one **kwargs dict report its entry once.
+func dedupe(fs []Finding) []Finding {
+	out := fs[:0]
+	for i, f := range fs {
+		if i > 0 {
+			prev := out[len(out)-1]
+			if prev.Code == f.Code && prev.Start == f.Start && prev.End == f.End && prev.Message == f.Message {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// runRule runs one rule; a rule that panics fails this file with an error
+// naming it, and a bulk run goes on with the next file.
+func runRule(r *Rule, pass *Pass) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &RuleError{Code: r.Code, Name: r.Name, Panic: fmt.Sprint(p)}
+		}
+	}()
+	r.Run(pass)
+	return nil
+}
+
+// RuleError is a rule's internal error (a panic) on one file.
+type RuleError struct{ Code, Name, Panic string }
+
+func (e *RuleError) Error() string {
+	return fmt.Sprintf("internal error in %s %s: %s (please report)", e.Code, e.Name, e.Panic)
+}
+
+// Pass is what a rule's Run gets: the source, the facts, and Report.
+type Pass struct {
+	Src      *Source
+	File     *File
+	Versions Versions
+	rule     *Rule
+	findings *[]Finding
+}
+
+// Report records a finding of the running rule.
+func (p *Pass) Report(f Finding) {
+	f.Code, f.Name = p.rule.Code, p.rule.Name
+	if f.Severity == "" {
+		f.Severity = p.rule.Severity
+	}
+	if f.Fix != nil && f.Fix.Applicability == "" {
+		f.Fix.Applicability = Safe
+	}
+	*p.findings = append(*p.findings, f)
+}

@@ -1,0 +1,70 @@
+package rewrite
+
+import (
+	"bytes"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Questions about the syntax tree that any rule may ask.
+
+// within reports whether inner lies inside outer.
+func within(inner, outer *sitter.Node) bool {
+	return inner.StartByte() >= outer.StartByte() && inner.EndByte() <= outer.EndByte()
+}
+
+// identifiers lists the identifier nodes spelled name under n.
+func identifiers(n *sitter.Node, name string, text []byte) []*sitter.Node {
+	var out []*sitter.Node
+	var walk func(*sitter.Node)
+	walk = func(c *sitter.Node) {
+		if c.Type() == "identifier" {
+			if c.Content(text) == name {
+				out = append(out, c)
+			}
+			return
+		}
+		for i := 0; i < int(c.NamedChildCount()); i++ {
+			walk(c.NamedChild(i))
+		}
+	}
+	walk(n)
+	return out
+}
+
+// importedNames finds "from <module>[.x] import name [as alias]" anywhere in
+// the file and returns the name nodes.
+func importedNames(f *File, module, name string) []*sitter.Node {
+	text := f.Src.Text
+	if !bytes.Contains(text, []byte(name)) {
+		return nil // the walk below costs a cgo call per node
+	}
+	var out []*sitter.Node
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		if n.Type() == "import_from_statement" {
+			mod := n.ChildByFieldName("module_name")
+			if mod != nil && (mod.Content(text) == module || strings.HasPrefix(mod.Content(text), module+".")) {
+				for i := 0; i < int(n.NamedChildCount()); i++ {
+					c := n.NamedChild(i)
+					if c.Equal(mod) {
+						continue
+					}
+					if c.Type() == "aliased_import" {
+						c = c.ChildByFieldName("name")
+					}
+					if c != nil && c.Content(text) == name {
+						out = append(out, c)
+					}
+				}
+			}
+			return
+		}
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			walk(n.NamedChild(i))
+		}
+	}
+	walk(f.Root)
+	return out
+}
