@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // gitRunner runs the real git command in one repository.
@@ -16,27 +17,39 @@ type gitRunner struct {
 	env []string
 }
 
-// run runs git and returns its trimmed stdout; the error carries git's
-// stderr. Only commands given ctx (the network ones: clone, fetch,
-// ls-remote, push) are killed on Ctrl-C; local ones run to the end, so no
-// commit or index is left half-made. Every git runs in a process group of
-// its own, so the terminal's Ctrl-C reaches loratune-fix alone.
+// run runs a local git command and returns its trimmed stdout; the error
+// carries git's stderr. It runs to the end whatever ctx says (its values
+// pass, its cancellation does not): a commit or an index is never left
+// half-made.
 func (g gitRunner) run(ctx context.Context, args ...string) (string, error) {
-	var cmd *exec.Cmd
-	if ctx != nil {
-		cmd = exec.CommandContext(ctx, "git", args...)
-	} else {
-		cmd = exec.Command("git", args...)
-	}
+	return g.exec(context.WithoutCancel(ctx), args)
+}
+
+// network runs a git command that talks to a remote (clone, fetch,
+// ls-remote, push): cancelling ctx kills it and its helpers (ssh,
+// git-remote-https), which share its process group.
+func (g gitRunner) network(ctx context.Context, args ...string) (string, error) {
+	return g.exec(ctx, args)
+}
+
+// exec runs git in a process group of its own, so the terminal's Ctrl-C
+// reaches loratune-fix alone and loratune-fix decides what stops.
+func (g gitRunner) exec(ctx context.Context, args []string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = g.dir
 	// No credential prompt can hang a bulk run; git's own config and
 	// credential helpers still apply.
 	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), g.env...)
 	detach(cmd)
+	if ctx.Done() != nil {
+		// A helper that outlives a killed git keeps its output pipe open:
+		// stop waiting for it after a while.
+		cmd.WaitDelay = 5 * time.Second
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		if ctx != nil && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return "", fmt.Errorf("git %s: %w", args[0], ErrInterrupted)
 		}
 		msg := strings.TrimSpace(stderr.String())

@@ -140,8 +140,9 @@ func Run(ctx context.Context, o *Options, spec string) *Result {
 	}
 	if r.restore != "" {
 		// Leave a local checkout on the branch it was on.
-		if _, err := r.git.run(nil, "switch", "-q", r.restore); err != nil && res.Error == "" {
-			res.Status, res.Error = Failed, err.Error()
+		if _, err := r.git.run(ctx, "switch", "-q", r.restore); err != nil {
+			res.Status = Failed
+			res.Error = joinErrors(res.Error, fmt.Sprintf("not put back on %s: %v", r.restore, err))
 		}
 	}
 	if res.Status == Clean {
@@ -172,7 +173,7 @@ func (r *repo) run(ctx context.Context, spec string) error {
 	t = time.Now()
 	switch {
 	case len(changed) > 0:
-		err = r.commit(changed)
+		err = r.commit(ctx, changed)
 		r.res.Status = Changed
 	case r.existed:
 		r.res.Status = UpToDate
@@ -186,12 +187,12 @@ func (r *repo) run(ctx context.Context, spec string) error {
 	if r.res.Status == Clean {
 		return nil
 	}
-	if r.res.Commit, err = r.git.run(nil, "rev-parse", "HEAD"); err != nil {
+	if r.res.Commit, err = r.git.run(ctx, "rev-parse", "HEAD"); err != nil {
 		return err
 	}
 	if r.o.Push {
 		t = time.Now()
-		_, err = r.git.run(ctx, "push", "-q", "-u", "origin", "refs/heads/"+r.o.Branch+":refs/heads/"+r.o.Branch)
+		_, err = r.git.network(ctx, "push", "-q", "-u", "origin", "refs/heads/"+r.o.Branch+":refs/heads/"+r.o.Branch)
 		r.res.Phases.Push = time.Since(t).Seconds()
 		if err != nil {
 			return err
@@ -207,7 +208,7 @@ func (r *repo) run(ctx context.Context, spec string) error {
 func (r *repo) checkout(ctx context.Context, spec string) error {
 	r.git = gitRunner{env: r.o.Env}
 	if !IsURL(spec) {
-		return r.checkoutLocal(spec)
+		return r.checkoutLocal(ctx, spec)
 	}
 	if r.o.Workdir == "" {
 		return errors.New("a URL needs --workdir to clone into")
@@ -216,14 +217,14 @@ func (r *repo) checkout(ctx context.Context, spec string) error {
 	r.res.Dir = dir
 	r.git.dir = dir
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-		origin, err := r.git.run(nil, "remote", "get-url", "origin")
+		origin, err := r.git.run(ctx, "remote", "get-url", "origin")
 		if err != nil || origin != spec {
 			return fmt.Errorf("%s holds a clone of %q, not of this repository", dir, origin)
 		}
-		if err := r.clean(); err != nil {
+		if err := r.clean(ctx); err != nil {
 			return err
 		}
-		if _, err := r.git.run(ctx, "fetch", "-q", "--depth", "1", "--no-tags", "origin"); err != nil {
+		if _, err := r.git.network(ctx, "fetch", "-q", "--depth", "1", "--no-tags", "origin"); err != nil {
 			return err
 		}
 	} else {
@@ -232,43 +233,48 @@ func (r *repo) checkout(ctx context.Context, spec string) error {
 		}
 		// Shallow: one commit is all a fix needs. (git ignores --depth for
 		// a plain local path, which file:// avoids.)
-		if _, err := (gitRunner{env: r.o.Env}).run(ctx, "clone", "-q", "--depth", "1", "--no-tags", "--", spec, dir); err != nil {
+		if _, err := (gitRunner{env: r.o.Env}).network(ctx, "clone", "-q", "--depth", "1", "--no-tags", "--", spec, dir); err != nil {
 			os.RemoveAll(dir) // no half-made clone for the next run to trip on
 			return err
 		}
 	}
-	head, err := r.git.run(nil, "symbolic-ref", "--short", "refs/remotes/origin/HEAD")
+	head, err := r.git.run(ctx, "symbolic-ref", "--short", "refs/remotes/origin/HEAD")
 	if err != nil {
 		return fmt.Errorf("cannot tell origin's default branch: %w", err)
 	}
-	if ok, err := r.switchExisting(); ok || err != nil {
+	if ok, err := r.switchExisting(ctx); ok || err != nil {
 		return err
 	}
-	remote, err := r.git.run(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+r.o.Branch)
+	remote, err := r.git.network(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+r.o.Branch)
 	if err != nil {
 		return err
 	}
 	if remote != "" {
 		ref := "refs/remotes/origin/" + r.o.Branch
-		if _, err := r.git.run(ctx, "fetch", "-q", "--depth", "1", "--no-tags", "origin", "+refs/heads/"+r.o.Branch+":"+ref); err != nil {
+		if _, err := r.git.network(ctx, "fetch", "-q", "--depth", "1", "--no-tags", "origin", "+refs/heads/"+r.o.Branch+":"+ref); err != nil {
 			return err
 		}
-		if _, err := r.git.run(nil, "switch", "-q", "--no-track", "-c", r.o.Branch, "origin/"+r.o.Branch); err != nil {
+		if _, err := r.git.run(ctx, "switch", "-q", "--no-track", "-c", r.o.Branch, "origin/"+r.o.Branch); err != nil {
 			return err
 		}
 		r.existed = true
 		return nil
 	}
-	_, err = r.git.run(nil, "switch", "-q", "--detach", head)
+	_, err = r.git.run(ctx, "switch", "-q", "--detach", head)
 	return err
 }
 
 // checkoutLocal uses a checkout in place: its current branch is the base,
 // and it is put back on that branch afterwards.
-func (r *repo) checkoutLocal(dir string) error {
+func (r *repo) checkoutLocal(ctx context.Context, dir string) error {
 	r.res.Dir = dir
 	r.git.dir = dir
-	top, err := r.git.run(nil, "rev-parse", "--show-toplevel")
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("no such repository: %w", unwrapPathError(err))
+	} else if !fi.IsDir() {
+		return errors.New("not a folder: give the top folder of a git checkout, or a URL")
+	}
+	top, err := r.git.run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return fmt.Errorf("not a git repository: %w", err)
 	}
@@ -277,38 +283,38 @@ func (r *repo) checkoutLocal(dir string) error {
 			return fmt.Errorf("%s is inside the repository %s: give its top folder", dir, top)
 		}
 	}
-	if err := r.clean(); err != nil {
+	if err := r.clean(ctx); err != nil {
 		return err
 	}
-	cur, err := r.git.run(nil, "symbolic-ref", "-q", "--short", "HEAD")
+	cur, err := r.git.run(ctx, "symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil {
 		return errors.New("HEAD is detached: check out the default branch first")
 	}
 	if cur == r.o.Branch {
 		return fmt.Errorf("the checkout is on %s itself: check out the default branch first", r.o.Branch)
 	}
-	if _, err := r.git.run(nil, "rev-parse", "-q", "--verify", "HEAD"); err != nil {
+	if _, err := r.git.run(ctx, "rev-parse", "-q", "--verify", "HEAD"); err != nil {
 		return errors.New("the repository has no commit yet")
 	}
 	r.restore = cur
-	_, err = r.switchExisting()
+	_, err = r.switchExisting(ctx)
 	return err
 }
 
 // switchExisting switches to the branch when it exists locally.
-func (r *repo) switchExisting() (bool, error) {
-	if _, err := r.git.run(nil, "rev-parse", "-q", "--verify", "refs/heads/"+r.o.Branch); err != nil {
+func (r *repo) switchExisting(ctx context.Context) (bool, error) {
+	if _, err := r.git.run(ctx, "rev-parse", "-q", "--verify", "refs/heads/"+r.o.Branch); err != nil {
 		return false, nil
 	}
 	r.existed = true
-	_, err := r.git.run(nil, "switch", "-q", r.o.Branch)
+	_, err := r.git.run(ctx, "switch", "-q", r.o.Branch)
 	return true, err
 }
 
 // clean refuses a work tree with changes or untracked files: the fixes
 // must be the commit's only content, and nothing of the user's is touched.
-func (r *repo) clean() error {
-	out, err := r.git.run(nil, "status", "--porcelain")
+func (r *repo) clean(ctx context.Context) error {
+	out, err := r.git.run(ctx, "status", "--porcelain")
 	if err != nil {
 		return err
 	}
@@ -375,8 +381,14 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 			err = runner.WriteAtomic(path, p.before, p.after, info)
 		}
 		if err != nil {
+			var rel []string
 			for _, done := range changed[:i] {
-				r.git.run(nil, "checkout", "-q", "--", done.rel)
+				rel = append(rel, done.rel)
+			}
+			if len(rel) > 0 {
+				if _, rerr := r.git.run(ctx, append([]string{"checkout", "-q", "--"}, rel...)...); rerr != nil {
+					return nil, fmt.Errorf("%s: %w; rolling back the files written before it failed: %v", p.rel, err, rerr)
+				}
 			}
 			return nil, fmt.Errorf("%s: %w; nothing changed", p.rel, err)
 		}
@@ -386,32 +398,51 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 }
 
 // commit puts the written files on the branch in one commit. On failure
-// the work tree and index are put back as they were.
-func (r *repo) commit(changed []pending) error {
+// the work tree and index are put back as they were, and a step of that
+// roll-back that fails is named in the error.
+func (r *repo) commit(ctx context.Context, changed []pending) error {
 	had := r.existed
 	undo := func(err error) error {
-		r.git.run(nil, "reset", "-q")
-		for _, p := range changed { // the files as they were, without git
-			path := filepath.Join(r.res.Dir, filepath.FromSlash(p.rel))
-			if info, err := os.Stat(path); err == nil {
-				runner.WriteAtomic(path, p.after, p.before, info)
+		var failed []string
+		note := func(e error) {
+			if e != nil {
+				failed = append(failed, e.Error())
 			}
 		}
-		if !had {
+		_, e := r.git.run(ctx, "reset", "-q")
+		note(e)
+		for _, p := range changed { // the files as they were, without git
+			path := filepath.Join(r.res.Dir, filepath.FromSlash(p.rel))
+			info, e := os.Stat(path)
+			if e == nil {
+				e = runner.WriteAtomic(path, p.after, p.before, info)
+			}
+			if e != nil {
+				note(fmt.Errorf("%s: %w", p.rel, e))
+			}
+		}
+		if !had && r.existed {
 			// No branch without its commit: a later run would call it
-			// up to date.
-			r.git.run(nil, "switch", "-q", "-")
-			r.git.run(nil, "branch", "-q", "-D", r.o.Branch)
+			// up to date. HEAD leaves it where it started (the commit is
+			// the same); a local checkout is then put back on its branch.
+			_, e = r.git.run(ctx, "switch", "-q", "--detach")
+			note(e)
+			_, e = r.git.run(ctx, "branch", "-q", "-D", r.o.Branch)
+			note(e)
+			r.existed = false
+		}
+		if len(failed) > 0 {
+			return fmt.Errorf("%w; rolling back failed: %s", err, strings.Join(failed, "; "))
 		}
 		return err
 	}
 	if !had {
-		if _, err := r.git.run(nil, "switch", "-q", "-c", r.o.Branch); err != nil {
+		if _, err := r.git.run(ctx, "switch", "-q", "-c", r.o.Branch); err != nil {
 			return undo(err)
 		}
 		r.existed = true
 	}
-	if _, err := r.git.run(nil, append([]string{"add", "--"}, r.res.Files...)...); err != nil {
+	if _, err := r.git.run(ctx, append([]string{"add", "--"}, r.res.Files...)...); err != nil {
 		return undo(err)
 	}
 	args := []string{"commit", "-q", "--no-verify", "-m", r.message()}
@@ -420,14 +451,14 @@ func (r *repo) commit(changed []pending) error {
 	}
 	g := r.git
 	if r.o.Author != "" {
-		if email, _ := g.run(nil, "config", "user.email"); email == "" {
+		if email, _ := g.run(ctx, "config", "user.email"); email == "" {
 			// No identity configured: the author commits too.
 			name, mail, _ := strings.Cut(r.o.Author, "<")
 			g.env = append(append([]string{}, g.env...), "GIT_COMMITTER_NAME="+strings.TrimSpace(name),
 				"GIT_COMMITTER_EMAIL="+strings.TrimSuffix(strings.TrimSpace(mail), ">"))
 		}
 	}
-	if _, err := g.run(nil, args...); err != nil {
+	if _, err := g.run(ctx, args...); err != nil {
 		return undo(err)
 	}
 	return nil
@@ -492,4 +523,20 @@ func RunAll(ctx context.Context, o *Options, repos []string, jobs int, done func
 	}
 	close(next)
 	wg.Wait()
+}
+
+// joinErrors joins two report messages, either of which may be empty.
+func joinErrors(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -25,7 +25,7 @@ func env(t *testing.T) []string {
 
 func git(t *testing.T, e []string, dir string, args ...string) string {
 	t.Helper()
-	out, err := gitRunner{dir: dir, env: e}.run(nil, args...)
+	out, err := gitRunner{dir: dir, env: e}.run(context.Background(), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +141,10 @@ func TestMigrateClean(t *testing.T) {
 	if res.Status != Clean || res.Branch != "" || res.Commit != "" || res.Error != "" {
 		t.Fatalf("clean repo: %+v", res)
 	}
-	if out, _ := (gitRunner{dir: bare, env: e}).run(nil, "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); out != "" {
+	if out, _ := (gitRunner{dir: bare, env: e}).run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); out != "" {
 		t.Error("a clean repository got a branch on the remote")
 	}
-	if _, err := (gitRunner{dir: res.Dir, env: e}).run(nil, "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
+	if _, err := (gitRunner{dir: res.Dir, env: e}).run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
 		t.Error("a clean repository got a local branch")
 	}
 }
@@ -220,7 +220,7 @@ func TestMigrateFailuresDoNotStopOthers(t *testing.T) {
 	if st := git(t, e, broken, "status", "--porcelain"); st != "" {
 		t.Errorf("broken repository changed on disk:\n%s", st)
 	}
-	if _, err := (gitRunner{dir: broken, env: e}).run(nil, "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
+	if _, err := (gitRunner{dir: broken, env: e}).run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
 		t.Error("broken repository got a branch")
 	}
 	// The dirty one keeps its file, unchanged.
@@ -317,7 +317,7 @@ func TestMigrateFailedCommitLeavesNoBranch(t *testing.T) {
 	if res.Status != Failed || !strings.Contains(res.Error, "git commit") {
 		t.Fatalf("without an identity: %s %q, want a git commit error", res.Status, res.Error)
 	}
-	if _, err := (gitRunner{dir: dir, env: e}).run(nil, "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
+	if _, err := (gitRunner{dir: dir, env: e}).run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
 		t.Error("the failed commit left its branch")
 	}
 	if cur := git(t, e, dir, "symbolic-ref", "--short", "HEAD"); cur != "main" {
@@ -328,5 +328,37 @@ func TestMigrateFailedCommitLeavesNoBranch(t *testing.T) {
 	}
 	if again := Run(context.Background(), options(t, e), dir); again.Status != Changed {
 		t.Errorf("the next run, with an identity: %s %s, want changed", again.Status, again.Error)
+	}
+}
+
+// A commit that fails is rolled back, and a roll-back step that fails too
+// is named in the report rather than dropped: here git's index is locked
+// by someone else, so neither the commit nor the reset can run.
+func TestMigrateReportsAFailedRollback(t *testing.T) {
+	e := env(t)
+	dir := newRepo(t, e, training)
+	lock := filepath.Join(dir, ".git", "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := Run(context.Background(), options(t, e), dir)
+	if res.Status != Failed || !strings.Contains(res.Error, "rolling back failed: git reset") || !strings.Contains(res.Error, "index.lock") {
+		t.Errorf("%s %q: want an error naming the failed reset", res.Status, res.Error)
+	}
+	os.Remove(lock)
+	// The files themselves were put back without git.
+	if st := git(t, e, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("work tree left changed:\n%s", st)
+	}
+}
+
+// A local path that does not exist reads as one clear line, not as git's
+// failure to start in a missing folder.
+func TestMigrateMissingPath(t *testing.T) {
+	e := env(t)
+	missing := filepath.Join(t.TempDir(), "nope")
+	res := Run(context.Background(), options(t, e), missing)
+	if want := "no such repository: no such file or directory"; res.Status != Failed || res.Error != want {
+		t.Errorf("%s %q, want error %q", res.Status, res.Error, want)
 	}
 }

@@ -15,13 +15,33 @@ var ErrChanged = errors.New("changed on disk since it was read; not overwritten"
 // left as it is, mode included.
 var ErrReadOnly = errors.New("read-only file; not written (its mode is left as it is)")
 
-// WriteAtomic replaces path with data: a temporary file in the same folder,
-// synced, given the original's mode, then renamed over it. If the file on
-// disk no longer holds orig (someone saved it meanwhile), nothing is
-// written. A failed write leaves no temporary file behind.
+// ErrHardLinked means the file has other names (hard links). It is not
+// written: the atomic rename would give this name a new file and leave
+// the other names on the old text, and writing in place would change
+// every name at once, including a backup made with `cp -al` or a snapshot
+// tree. Neither is what a codemod should do unasked; `cp` the file over
+// itself to break the link, then fix it.
+var ErrHardLinked = errors.New("hard-linked file (other names share it); not written: a rename would split the names, an in-place write would change them all")
+
+// ErrOwner means the replacement could not be given the file's owner and
+// group (another user's file, writable through its group or folder): a
+// rename would hand the file to whoever runs loratune-fix.
+var ErrOwner = errors.New("owned by another user; not written: the replacement could not keep its owner and group")
+
+// sync flushes a file or a folder to disk; tests count its calls.
+var syncFile = (*os.File).Sync
+
+// WriteAtomic replaces path with data: a temporary file in the same folder
+// given the original's owner, group and mode, synced, then renamed over it,
+// and the folder synced so that the rename itself survives a power cut.
+// If the file on disk no longer holds orig (someone saved it meanwhile),
+// nothing is written. A failed write leaves no temporary file behind.
 func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
 	if info.Mode().Perm()&0o200 == 0 {
 		return ErrReadOnly
+	}
+	if links(info) > 1 {
+		return ErrHardLinked
 	}
 	// Through a symlink, the file it points to is replaced and the link
 	// stays a link. (One lstat answers for the files a walk yields, which
@@ -37,7 +57,7 @@ func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".loratune-*")
 	if err != nil {
-		return fmt.Errorf("write: %w", unwrapPathError(err))
+		return fmt.Errorf("cannot write in the folder %s: %w", DisplayPath(filepath.Clean(dir)), unwrapPathError(err))
 	}
 	name := tmp.Name()
 	fail := func(err error) error {
@@ -45,13 +65,17 @@ func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
 		os.Remove(name)
 		return err
 	}
+	if err := keepOwner(tmp, info); err != nil {
+		return fail(err)
+	}
 	if _, err := tmp.Write(data); err != nil {
 		return fail(fmt.Errorf("write: %w", err))
 	}
-	if err := tmp.Sync(); err != nil {
+	// The mode after the owner: chown clears set-id bits.
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
 		return fail(fmt.Errorf("write: %w", err))
 	}
-	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+	if err := syncFile(tmp); err != nil {
 		return fail(fmt.Errorf("write: %w", err))
 	}
 	if err := tmp.Close(); err != nil {
@@ -75,5 +99,18 @@ func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
 		os.Remove(name)
 		return fmt.Errorf("write: %w", unwrapPathError(err))
 	}
+	syncDir(dir)
 	return nil
+}
+
+// syncDir makes a rename in dir durable. Its error is not returned: the
+// rename is done and the file whole either way, there is nothing left to
+// undo, and some systems cannot sync a folder at all.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	syncFile(d)
+	d.Close()
 }

@@ -162,13 +162,68 @@ func TestWriteAtomicReadOnlyFolder(t *testing.T) {
 	info, _ := os.Stat(path)
 	os.Chmod(dir, 0o555)
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
-	if err := runner.WriteAtomic(path, []byte(script), []byte("fixed\n"), info); err == nil {
+	err := runner.WriteAtomic(path, []byte(script), []byte("fixed\n"), info)
+	if err == nil {
 		t.Fatal("write into a read-only folder succeeded")
+	}
+	if want := "cannot write in the folder " + dir + ": permission denied"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 	if now, _ := os.ReadFile(path); string(now) != script {
 		t.Errorf("the original was changed")
 	}
 	if left := tempFiles(t, dir); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// A hard-linked file is refused, both names keep their text, and the
+// error says why.
+func TestWriteAtomicRefusesAHardLink(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "train.py")
+	writeFile(t, path, script, 0o644)
+	other := filepath.Join(dir, "backup.py")
+	if err := os.Link(path, other); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	info, _ := os.Stat(path)
+	err := runner.WriteAtomic(path, []byte(script), []byte("fixed\n"), info)
+	if !errors.Is(err, runner.ErrHardLinked) {
+		t.Fatalf("want ErrHardLinked, got %v", err)
+	}
+	for _, p := range []string{path, other} {
+		if now, _ := os.ReadFile(p); string(now) != script {
+			t.Errorf("%s changed", p)
+		}
+	}
+	if now, _ := os.Stat(path); !os.SameFile(now, info) {
+		t.Error("the name no longer shares the file with its link")
+	}
+	if left := tempFiles(t, dir); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// The replacement keeps the owner and group of the file: root (CI,
+// migrate) must not take other users' files.
+func TestWriteAtomicKeepsOwnerAndGroup(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a file to another user needs root (CI runs this as root)")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "train.py")
+	writeFile(t, path, script, 0o640)
+	if err := os.Chown(path, 65534, 65533); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := os.Stat(path)
+	if err := runner.WriteAtomic(path, []byte(script), []byte("fixed\n"), info); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := os.Stat(path)
+	st := now.Sys().(*syscall.Stat_t)
+	if st.Uid != 65534 || st.Gid != 65533 || now.Mode().Perm() != 0o640 {
+		t.Errorf("after the write: uid %d gid %d mode %v, want 65534 65533 -rw-r-----", st.Uid, st.Gid, now.Mode().Perm())
 	}
 }

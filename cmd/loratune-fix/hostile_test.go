@@ -154,10 +154,6 @@ func TestParseTimeoutFlag(t *testing.T) {
 }
 
 // Unreadable files and folders are one error each and the rest is checked.
-// Root reads everything whatever the mode, so as root the command runs as
-// the unprivileged user nobody: this test binary, copied where nobody can
-// run it, which bulk_test.go's TestMain turns into the command. As another
-// user it runs in-process.
 func TestUnreadableAsNobody(t *testing.T) {
 	dir, err := os.MkdirTemp("", "loratune-unreadable-")
 	if err != nil {
@@ -173,32 +169,7 @@ func TestUnreadableAsNobody(t *testing.T) {
 	os.Chmod(filepath.Join(tree, "secret.py"), 0o000)
 	os.Chmod(filepath.Join(tree, "locked"), 0o000)
 
-	var stdout, stderr string
-	var code int
-	if os.Geteuid() == 0 {
-		self, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		bin := filepath.Join(dir, "loratune-fix")
-		if err := os.WriteFile(bin, self, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(bin, "check", tree)
-		cmd.Env = append(os.Environ(), "LORATUNE_FIX_AS_MAIN=1", "HOME="+dir)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err = cmd.Run()
-		stdout, stderr = o.String(), e.String()
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Skipf("cannot run as nobody here: %v", err)
-		}
-	} else {
-		stdout, stderr, code = runWithin(t, "check", tree)
-	}
+	stdout, stderr, code := runUnprivileged(t, dir, "check", tree)
 	if code != exitError {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitError, stderr)
 	}
@@ -210,5 +181,74 @@ func TestUnreadableAsNobody(t *testing.T) {
 	}
 	if !strings.Contains(stdout, filepath.Join(tree, "ok.py")+":") {
 		t.Errorf("ok.py not checked:\n%s", stdout)
+	}
+}
+
+// runUnprivileged runs the command as a user whom file modes bind. Root
+// reads and writes everything whatever the mode, so as root the command
+// runs as the user nobody: this test binary, copied into dir (which nobody
+// must be able to enter), which bulk_test.go's TestMain turns into the
+// command. As another user it runs in-process.
+func runUnprivileged(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return runWithin(t, args...)
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "loratune-fix")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "LORATUNE_FIX_AS_MAIN=1", "HOME="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("cannot run as nobody here: %v", err)
+	}
+	return o.String(), e.String(), code
+}
+
+// A file in a folder that cannot be written: the error names the folder,
+// the file is left as it is, and the others are fixed.
+func TestUnwritableFolderIsNamed(t *testing.T) {
+	dir, err := os.MkdirTemp("", "loratune-unwritable-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	locked := filepath.Join(dir, "tree", "locked")
+	t.Cleanup(func() { os.Chmod(locked, 0o755); os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	os.MkdirAll(locked, 0o755)
+	inner, ok := filepath.Join(locked, "train.py"), filepath.Join(dir, "tree", "ok.py")
+	for _, p := range []string{inner, ok} {
+		os.WriteFile(p, fixtures.Demo, 0o666)
+		os.Chmod(p, 0o644)
+		if os.Geteuid() == 0 {
+			os.Chown(p, 65534, 65534) // nobody's files, as a user's are theirs
+		}
+	}
+	os.Chmod(filepath.Join(dir, "tree"), 0o777)
+	os.Chmod(locked, 0o555)
+	_, stderr, code := runUnprivileged(t, dir, "fix", "--write", inner, ok)
+	if code != exitError {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitError, stderr)
+	}
+	want := "error: " + inner + ": cannot write in the folder " + locked + ": permission denied"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("want %q in stderr:\n%s", want, stderr)
+	}
+	if now, _ := os.ReadFile(inner); !bytes.Equal(now, fixtures.Demo) {
+		t.Error("the file in the locked folder changed")
+	}
+	if now, _ := os.ReadFile(ok); bytes.Equal(now, fixtures.Demo) {
+		t.Error("the writable file was not fixed")
 	}
 }
