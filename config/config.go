@@ -3,7 +3,8 @@
 //
 //	[tool.loratune-fix]
 //	profile = "lean"
-//	select = ["LTF00", "LTF101"]
+//	select = ["LTF00", "LTF101"]      # the profile's rules among these
+//	extend-select = ["LTF104"]       # and these
 //	ignore = ["LTF006"]
 //	target = { transformers = "5.17", trl = "0.27" }   # or "transformers=5.17,trl=0.27"
 //
@@ -35,8 +36,8 @@ type Config struct {
 	Path string // the pyproject.toml it came from
 	Dir  string // its directory: per-file-ignores patterns are relative to it
 
-	Profile        string
-	Select, Ignore []string
+	Profile                      string
+	Select, ExtendSelect, Ignore []string
 	Target         rewrite.Versions
 	PerFileIgnores []PerFileIgnore
 }
@@ -48,7 +49,7 @@ type PerFileIgnore struct {
 }
 
 // Keys are the keys the table accepts.
-var Keys = []string{"profile", "select", "ignore", "target", "per-file-ignores"}
+var Keys = []string{"profile", "select", "extend-select", "ignore", "target", "per-file-ignores"}
 
 // Find returns the configuration that governs start (a file or a folder):
 // the nearest pyproject.toml with a [tool.loratune-fix] table, looking in
@@ -138,17 +139,20 @@ func parse(file string, data []byte) (*Config, error) {
 				return nil, bad(key, "unknown profile %q (want default or lean)", s)
 			}
 			cfg.Profile = s
-		case "select", "ignore":
+		case "select", "extend-select", "ignore":
 			list, err := ruleList(val)
 			if err != nil {
 				return nil, bad(key, "%v", err)
 			}
-			if key == "select" {
+			switch key {
+			case "select":
 				if len(list) == 0 {
 					return nil, bad(key, "an empty list selects no rule; leave select out to run the profile's rules")
 				}
 				cfg.Select = list
-			} else {
+			case "extend-select":
+				cfg.ExtendSelect = list
+			default:
 				cfg.Ignore = list
 			}
 		case "target":
@@ -215,7 +219,7 @@ func ruleList(v any) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("want rule codes or names as strings, got %s", typeName(it))
 		}
-		if _, err := rewrite.SelectRules("", []string{s}, nil); err != nil {
+		if _, _, err := (rewrite.Selection{Select: []string{s}}).Resolve(); err != nil {
 			return nil, err
 		}
 		out = append(out, s)

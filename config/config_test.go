@@ -74,7 +74,7 @@ func TestStringTargetAndNoTable(t *testing.T) {
 
 func TestErrorsNameTheFileAndTheKey(t *testing.T) {
 	tests := []struct{ toml, want string }{
-		{"selct = [\"LTF001\"]", `[tool.loratune-fix] selct: unknown key (want one of profile, select, ignore, target, per-file-ignores)`},
+		{"selct = [\"LTF001\"]", `[tool.loratune-fix] selct: unknown key (want one of profile, select, extend-select, ignore, target, per-file-ignores)`},
 		{"profile = \"fast\"", `[tool.loratune-fix] profile: unknown profile "fast"`},
 		{"profile = 3", `[tool.loratune-fix] profile: want a string, got an integer`},
 		{"select = \"LTF001\"", `[tool.loratune-fix] select: want a list of rule codes or names, got a string`},

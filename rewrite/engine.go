@@ -12,9 +12,8 @@ type Options struct {
 	// Profile names the default rule set: "default" (the reported fixes) or
 	// "lean" (keeps bf16 and fast attention; fences the cuDNN backend).
 	Profile string
-	// Select replaces the profile's set when not empty; Ignore removes from
-	// it. Both take codes ("LTF002") or names ("eager-attention").
-	Select, Ignore []string
+	// Select, ExtendSelect and Ignore choose the rules as Selection does.
+	Select, ExtendSelect, Ignore []string
 	// UnsafeFixes applies fixes marked unsafe too.
 	UnsafeFixes bool
 	// Target overrides the versions found for each file (--target).
@@ -34,6 +33,7 @@ type Engine struct {
 	words       [][]byte
 	trainingIDs []int
 	anchors     []anchor // the trigger words, grouped by anchor byte
+	notes       []string // rules outside the profile that run because they were named
 }
 
 // New checks the options and returns an engine.
@@ -41,11 +41,11 @@ func New(opts Options) (*Engine, error) {
 	if _, err := loadQueries(); err != nil {
 		return nil, err
 	}
-	rules, err := SelectRules(opts.Profile, opts.Select, opts.Ignore)
+	rules, notes, err := Selection{opts.Profile, opts.Select, opts.ExtendSelect, opts.Ignore}.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{rules: rules, opts: opts}
+	e := &Engine{rules: rules, opts: opts, notes: notes}
 	if err := e.buildPrefilter(); err != nil {
 		return nil, err
 	}
@@ -54,6 +54,10 @@ func New(opts Options) (*Engine, error) {
 
 // Rules are the rules this engine runs, in code order.
 func (e *Engine) Rules() []*Rule { return e.rules }
+
+// Notes says which rules outside the profile run because select or
+// extend-select named them.
+func (e *Engine) Notes() []string { return e.notes }
 
 // Errors for input that is not Python source text.
 var (

@@ -148,35 +148,51 @@ func TestSuppressionComments(t *testing.T) {
 }
 
 func TestSelectIgnoreAndProfiles(t *testing.T) {
-	names := func(rs []*Rule) string {
-		var out []string
+	cases := []struct {
+		name  string
+		sel   Selection
+		want  string
+		notes int
+	}{
+		{"default profile", Selection{}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF008,LTF009,LTF101,LTF102,LTF103,LTF104,LTF105", 0},
+		{"lean profile", Selection{Profile: "lean"}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF101,LTF102,LTF103,LTF104,LTF105", 0},
+		{"lean minus a name", Selection{Profile: "lean", Ignore: []string{"visible-nan-logging"}}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF101,LTF102,LTF103,LTF104,LTF105", 0},
+		// select narrows the profile: a prefix never brings back what the
+		// profile leaves out (lean's reason to be is no fp32, no eager).
+		{"lean with a prefix", Selection{Profile: "lean", Select: []string{"LTF00", "LTF101"}}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF101", 0},
+		{"lean with ALL", Selection{Profile: "lean", Select: []string{"ALL"}}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF101,LTF102,LTF103,LTF104,LTF105", 0},
+		{"default with a prefix", Selection{Select: []string{"ltf00"}}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF008,LTF009", 0},
+		// Named exactly, it runs, with a note.
+		{"select by name and code", Selection{Select: []string{"eager-attention", "LTF007"}}, "LTF002,LTF007", 1},
+		{"lean extended by a code", Selection{Profile: "lean", Select: []string{"LTF003"}, ExtendSelect: []string{"ltf001"}}, "LTF001,LTF003", 1},
+		{"extend-select adds to the profile", Selection{ExtendSelect: []string{"sdpa-backend-fence"}}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF101,LTF102,LTF103,LTF104,LTF105", 1},
+		{"extend-select prefix stays in the profile", Selection{Select: []string{"LTF003"}, ExtendSelect: []string{"LTF00"}}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF008,LTF009", 0},
+		{"ignore wins over select", Selection{Select: []string{"LTF007"}, Ignore: []string{"ALL"}}, "", 0},
+	}
+	for _, c := range cases {
+		rs, notes, err := c.sel.Resolve()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
 		for _, r := range rs {
-			out = append(out, r.Code)
+			got = append(got, r.Code)
 		}
-		return strings.Join(out, ",")
-	}
-	rs, err := SelectRules("", []string{"eager-attention", "LTF007"}, nil)
-	if err != nil || names(rs) != "LTF002,LTF007" {
-		t.Errorf("select by name and code: %s %v", names(rs), err)
-	}
-	rs, _ = SelectRules("lean", nil, []string{"LTF009"})
-	for _, r := range rs {
-		if r.Code == "LTF001" || r.Code == "LTF002" || r.Code == "LTF009" {
-			t.Errorf("lean profile minus LTF009 has %s", r.Code)
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("%s: rules %s, want %s", c.name, strings.Join(got, ","), c.want)
+		}
+		if len(notes) != c.notes {
+			t.Errorf("%s: notes %q, want %d", c.name, notes, c.notes)
 		}
 	}
-	if !strings.Contains(names(rs), "LTF007") {
-		t.Errorf("lean profile lacks LTF007: %s", names(rs))
+	_, notes, _ := Selection{Profile: "lean", ExtendSelect: []string{"LTF002"}}.Resolve()
+	if want := "LTF002 eager-attention is not in the lean profile; it runs because extend-select names it"; len(notes) != 1 || notes[0] != want {
+		t.Errorf("note %q, want %q", notes, want)
 	}
-	rs, _ = SelectRules("", nil, nil)
-	if strings.Contains(names(rs), "LTF007") {
-		t.Errorf("default profile has LTF007: %s", names(rs))
-	}
-	if _, err := SelectRules("", []string{"LTF999"}, nil); err == nil {
-		t.Error("unknown rule accepted")
-	}
-	if _, err := SelectRules("fast", nil, nil); err == nil {
-		t.Error("unknown profile accepted")
+	for _, bad := range []Selection{{Select: []string{"LTF999"}}, {ExtendSelect: []string{"device_map"}}, {Ignore: []string{"X"}}, {Profile: "fast"}} {
+		if _, _, err := bad.Resolve(); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
 	}
 }
 

@@ -145,18 +145,34 @@ func (r *Rule) InProfile(profile string) bool {
 	return false
 }
 
-// SelectRules resolves a profile with --select / --ignore lists. Select
-// replaces the profile's set; "ALL" selects every rule; a prefix such as
-// "LTF00" selects the codes it starts.
-func SelectRules(profile string, sel, ignore []string) ([]*Rule, error) {
+// Selection chooses the rules of a run the way ruff does: select (or,
+// when it is empty, the profile's rules), plus extend-select, minus
+// ignore. Keys are codes ("LTF002", any case), code prefixes ("LTF00"),
+// names ("eager-attention") or ALL.
+//
+// A profile also decides what must not run with it: lean keeps bf16
+// weights and fast attention, so LTF001 and LTF002 would undo it; default
+// applies those, so LTF007's fence is redundant there. Such a rule runs
+// only when select or extend-select names it by its exact code or name,
+// never through a prefix or ALL, and Resolve returns a note saying so.
+type Selection struct {
+	Profile                      string
+	Select, ExtendSelect, Ignore []string
+}
+
+// Resolve returns the selected rules in code order, and one note for each
+// rule outside the profile that runs because it was named.
+func (s Selection) Resolve() (rules []*Rule, notes []string, err error) {
+	profile := s.Profile
 	if profile == "" {
 		profile = ProfileDefault
 	}
 	if _, ok := Profiles[profile]; !ok {
-		return nil, fmt.Errorf("unknown profile %q (want default or lean)", profile)
+		return nil, nil, fmt.Errorf("unknown profile %q (want default or lean)", profile)
 	}
-	match := func(keys []string) (map[string]bool, error) {
-		set := map[string]bool{}
+	// match returns the codes keys match, and those named exactly.
+	match := func(keys []string) (matched, named map[string]bool, err error) {
+		matched, named = map[string]bool{}, map[string]bool{}
 		for _, k := range keys {
 			k = strings.TrimSpace(k)
 			if k == "" {
@@ -164,34 +180,49 @@ func SelectRules(profile string, sel, ignore []string) ([]*Rule, error) {
 			}
 			found := false
 			for _, r := range All() {
-				if strings.EqualFold(k, "ALL") || strings.HasPrefix(r.Code, strings.ToUpper(k)) || r.Name == k {
-					set[r.Code] = true
-					found = true
+				exact := strings.EqualFold(k, r.Code) || k == r.Name
+				if exact || strings.EqualFold(k, "ALL") || strings.HasPrefix(r.Code, strings.ToUpper(k)) {
+					matched[r.Code], found = true, true
+				}
+				if exact {
+					named[r.Code] = true
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("unknown rule %q (see `loratune-fix rules`)", k)
+				return nil, nil, fmt.Errorf("unknown rule %q (see `loratune-fix rules`)", k)
 			}
 		}
-		return set, nil
+		return matched, named, nil
 	}
-	selected, err := match(sel)
+	selected, selNamed, err := match(s.Select)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ignored, err := match(ignore)
+	extended, extNamed, err := match(s.ExtendSelect)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []*Rule
+	ignored, _, err := match(s.Ignore)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, r := range All() {
-		in := r.InProfile(profile)
-		if len(selected) > 0 {
-			in = selected[r.Code]
+		if ignored[r.Code] {
+			continue
 		}
-		if in && !ignored[r.Code] {
-			out = append(out, r)
+		inProfile := r.InProfile(profile)
+		switch {
+		case inProfile && (len(s.Select) == 0 || selected[r.Code] || extended[r.Code]):
+		case !inProfile && (selNamed[r.Code] || extNamed[r.Code]):
+			key := "select"
+			if !selNamed[r.Code] {
+				key = "extend-select"
+			}
+			notes = append(notes, fmt.Sprintf("%s %s is not in the %s profile; it runs because %s names it", r.Code, r.Name, profile, key))
+		default:
+			continue
 		}
+		rules = append(rules, r)
 	}
-	return out, nil
+	return rules, notes, nil
 }

@@ -19,7 +19,8 @@ import (
 // commands that run the engine.
 type ruleFlags struct {
 	profile, target, stdinName string
-	selectRules, ignoreRules   []string
+	selectRules, extendSelect  []string
+	ignoreRules                []string
 	unsafeFixes                bool
 	jobs                       int
 	maxFileSize                int64
@@ -31,7 +32,8 @@ type ruleFlags struct {
 func (r *ruleFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&r.profile, "profile", "", `rule set: "default" (the reported fixes) or "lean" (keeps bf16, fences cuDNN SDPA)`)
-	fs.StringSliceVar(&r.selectRules, "select", nil, "run only these rules (codes or names, comma-separated; ALL for every rule)")
+	fs.StringSliceVar(&r.selectRules, "select", nil, "run only these of the profile's rules (codes, prefixes or names, comma-separated; ALL); a rule the profile leaves out runs only when named by its code or name")
+	fs.StringSliceVar(&r.extendSelect, "extend-select", nil, "run these rules too (codes, prefixes or names, comma-separated); the same rule for rules the profile leaves out")
 	fs.StringSliceVar(&r.ignoreRules, "ignore", nil, "skip these rules (codes or names, comma-separated)")
 	fs.BoolVar(&r.unsafeFixes, "unsafe-fixes", false, "also apply fixes marked unsafe")
 	fs.StringVar(&r.target, "target", "", "library versions to assume, e.g. transformers=5.17,trl=0.27 (override the pins found)")
@@ -71,7 +73,7 @@ func (r *ruleFlags) options(fix, write bool) (*runner.Options, error) {
 		return nil, err
 	}
 	ro := rewrite.Options{
-		Profile: r.profile, Select: r.selectRules, Ignore: r.ignoreRules,
+		Profile: r.profile, Select: r.selectRules, ExtendSelect: r.extendSelect, Ignore: r.ignoreRules,
 		UnsafeFixes: r.unsafeFixes, Target: target, ParseTimeout: r.parseTimeout,
 	}
 	cfg, err := r.cfg.load(r.stdinName)
@@ -82,6 +84,11 @@ func (r *ruleFlags) options(fix, write bool) (*runner.Options, error) {
 	eng, err := rewrite.New(ro)
 	if err != nil {
 		return nil, err
+	}
+	if r.cfg.cmd != nil {
+		for _, n := range eng.Notes() {
+			fmt.Fprintln(r.cfg.cmd.ErrOrStderr(), "loratune-fix: note:", n)
+		}
 	}
 	return &runner.Options{Engine: eng, Fix: fix, Write: write, Jobs: r.jobs, MaxFileSize: r.maxFileSize,
 		Versions: pins.NewFinder().For, EngineFor: perFileEngines(ro, cfg)}, nil

@@ -56,8 +56,10 @@ func (c *configFlags) changed(flag string) bool {
 	return c.cmd != nil && c.cmd.Flags().Changed(flag)
 }
 
-// merge fills what the command line left unset from cfg: profile, select,
-// ignore, and the target versions library by library.
+// merge fills what the command line left unset from cfg: profile, select
+// (a --select replaces the file's select and extend-select, as in ruff),
+// extend-select (the file's, then the command line's), ignore, and the
+// target versions library by library.
 func (c *configFlags) merge(ro *rewrite.Options, cfg *config.Config) {
 	if cfg == nil {
 		return
@@ -65,8 +67,11 @@ func (c *configFlags) merge(ro *rewrite.Options, cfg *config.Config) {
 	if !c.changed("profile") && cfg.Profile != "" {
 		ro.Profile = cfg.Profile
 	}
-	if !c.changed("select") && len(cfg.Select) > 0 {
-		ro.Select = cfg.Select
+	if !c.changed("select") {
+		if len(cfg.Select) > 0 {
+			ro.Select = cfg.Select
+		}
+		ro.ExtendSelect = append(append([]string{}, cfg.ExtendSelect...), ro.ExtendSelect...)
 	}
 	if !c.changed("ignore") && len(cfg.Ignore) > 0 {
 		ro.Ignore = cfg.Ignore

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/loratune/loratune-fix/config"
+	"github.com/loratune/loratune-fix/rewrite"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,5 +53,69 @@ func TestExamplesUseRealFlags(t *testing.T) {
 		if !strings.Contains(strings.Join(cmd, " "), "--shard") {
 			t.Errorf("%s: the example does not shard", file)
 		}
+	}
+}
+
+// readmeBlock returns the first fenced block of language lang after the
+// heading in README.md.
+func readmeBlock(t *testing.T, heading, lang string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	at := strings.Index(text, "\n"+heading+"\n")
+	if at < 0 {
+		t.Fatalf("README has no %q", heading)
+	}
+	open := "```" + lang + "\n"
+	start := strings.Index(text[at:], open)
+	if start < 0 {
+		t.Fatalf("README: no %s block after %q", lang, heading)
+	}
+	block := text[at+start+len(open):]
+	return block[:strings.Index(block, "```")]
+}
+
+// README's configuration example, loaded as it is printed: a prefix in
+// select must not bring back what the lean profile leaves out.
+func TestReadmeConfigExample(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pyproject.toml")
+	if err := os.WriteFile(path, []byte(readmeBlock(t, "## Configuration", "toml")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ro rewrite.Options
+	(&configFlags{}).merge(&ro, cfg)
+	eng, err := rewrite.New(ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range eng.Rules() {
+		got = append(got, r.Code)
+	}
+	if want := "LTF003,LTF004,LTF005,LTF007,LTF008,LTF009,LTF101,LTF104"; strings.Join(got, ",") != want {
+		t.Errorf("README's configuration runs %s, want %s (as README says)", strings.Join(got, ","), want)
+	}
+	if len(eng.Notes()) != 0 {
+		t.Errorf("notes %q, want none: the example names no rule outside lean", eng.Notes())
+	}
+}
+
+// A rule the profile leaves out runs when named, and the run says so.
+func TestNamedRuleOutsideTheProfileIsNoted(t *testing.T) {
+	_, path := writeDemo(t)
+	out, errOut, _ := run(t, "", "check", "--profile", "lean", "--select", "LTF00", "--extend-select", "LTF001", path)
+	if got := codes(out); got["LTF001"] == 0 || got["LTF002"] != 0 || got["LTF007"] == 0 {
+		t.Errorf("lean, LTF00 and LTF001 named: codes %v, want LTF001 and LTF007, no LTF002\n%s", got, out)
+	}
+	if want := "loratune-fix: note: LTF001 fp32-master-weights is not in the lean profile; it runs because extend-select names it"; !strings.Contains(errOut, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut)
 	}
 }
