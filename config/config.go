@@ -38,8 +38,8 @@ type Config struct {
 
 	Profile                      string
 	Select, ExtendSelect, Ignore []string
-	Target         rewrite.Versions
-	PerFileIgnores []PerFileIgnore
+	Target                       rewrite.Versions
+	PerFileIgnores               []PerFileIgnore
 }
 
 // PerFileIgnore silences rules for the files a pattern matches.
