@@ -405,23 +405,22 @@ func Statement(n *sitter.Node) *sitter.Node {
 	return nil
 }
 
-// StringValue returns the contents of a plain string literal ("x", 'x'),
-// and false for anything else (f-strings, concatenations, names).
+// StringValue returns the contents of a plain string literal ("x", 'x',
+// r"x"), and false for anything else: f-strings (their value is computed
+// at run time), bytes, concatenations, names.
 func StringValue(n *sitter.Node, text []byte) (string, bool) {
 	if n == nil || n.Type() != "string" {
 		return "", false
 	}
 	s := n.Content(text)
-	for _, p := range []string{"r", "R", "u", "U"} {
-		s = strings.TrimPrefix(s, p)
+	q := strings.IndexAny(s, `"'`)
+	if q < 0 || strings.ContainsAny(s[:q], "fFbBtT") {
+		return "", false
 	}
+	s = s[q:]
 	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
 		if len(s) >= 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
-			inner := s[len(q) : len(s)-len(q)]
-			if strings.ContainsAny(inner, "\\{") && strings.ContainsAny(s[:1], "fF") {
-				return "", false
-			}
-			return inner, true
+			return s[len(q) : len(s)-len(q)], true
 		}
 	}
 	return "", false

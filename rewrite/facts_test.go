@@ -60,3 +60,37 @@ func TestDottedNameFastPathEqualsWalk(t *testing.T) {
 	}
 	t.Logf("%d nodes", n)
 }
+
+// StringValue reads plain literals only: an f-string model id or dtype is
+// computed at run time, so reading its text as the value would let a rule
+// act on a model or dtype the script may not use.
+func TestStringValueRefusesFStrings(t *testing.T) {
+	for _, c := range []struct {
+		expr, want string
+		ok         bool
+	}{
+		{`"meta-llama/Llama-3.1-8B"`, "meta-llama/Llama-3.1-8B", true},
+		{`'bfloat16'`, "bfloat16", true},
+		{`r"o_proj"`, "o_proj", true},
+		{`"""auto"""`, "auto", true},
+		{`f"meta-llama/Llama-3.1-{size}"`, "", false},
+		{`f"meta-llama/Llama-3.1-8B"`, "", false},
+		{`F'bfloat16'`, "", false},
+		{`rf"{base}/Llama-3.1-8B"`, "", false},
+		{`Fr"{dtype}"`, "", false},
+		{`b"bfloat16"`, "", false},
+		{`"meta-llama/" "Llama-3.1-8B"`, "", false},
+	} {
+		text := []byte("x = " + c.expr + "\n")
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		value := tree.RootNode().NamedChild(0).NamedChild(0).ChildByFieldName("right")
+		got, ok := StringValue(value, text)
+		if got != c.want || ok != c.ok {
+			t.Errorf("StringValue(%s) = %q, %v; want %q, %v", c.expr, got, ok, c.want, c.ok)
+		}
+		tree.Close()
+	}
+}
