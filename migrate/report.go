@@ -3,8 +3,10 @@ package migrate
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -27,9 +29,14 @@ func ReadRepos(r io.Reader) ([]string, error) {
 
 // ReadDone reads a report (JSON Lines) and returns the repositories it
 // shows done: clean, up-to-date or changed. A line cut short by an
-// interrupted run is ignored (that repository runs again).
+// interrupted run is ignored (that repository runs again). A report that
+// does not exist yet shows nothing done: the first run of a job that
+// resumes its own report (a retried pod, a loop) starts from scratch.
 func ReadDone(path string) (map[string]bool, error) {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

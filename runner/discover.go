@@ -86,9 +86,16 @@ func (s Shard) Has(key string) bool {
 // happens after. Symbolic links met inside a folder are not followed:
 // no loop is possible, and --write never reaches a file outside the tree
 // through a link. A path that cannot be read is yielded with its error.
+// Each file is yielded once, however often it is named (a.py ./a.py, a
+// file and its folder, a folder and its parent): a second write of the
+// same file would find it changed by the first.
 func Walk(paths []string, opts WalkOptions) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		for _, p := range paths {
+		args := realArgs(paths)
+		for i, p := range paths {
+			if args[i].dup {
+				continue
+			}
 			info, err := os.Stat(p)
 			if err != nil {
 				if !yield(p, &FileError{p, unwrapPathError(err)}) {
@@ -103,6 +110,9 @@ func Walk(paths []string, opts WalkOptions) iter.Seq2[string, error] {
 				continue
 			}
 			w := &walker{opts: opts, root: p, yield: yield, slots: make(chan struct{}, listers)}
+			if len(paths) > 1 {
+				w.realRoot, w.named = args[i].real, args.named()
+			}
 			var rel []string
 			var ign ignoreSet
 			if !opts.NoIgnore {
@@ -113,6 +123,43 @@ func Walk(paths []string, opts WalkOptions) iter.Seq2[string, error] {
 			}
 		}
 	}
+}
+
+// arg is a path argument with its real path (absolute, links resolved).
+type arg struct {
+	real string
+	dup  bool // the same real path as an earlier argument
+}
+
+type argList []arg
+
+func realArgs(paths []string) argList {
+	args := make(argList, len(paths))
+	if len(paths) < 2 {
+		return args // one argument cannot meet another
+	}
+	seen := map[string]bool{}
+	for i, p := range paths {
+		real, err := filepath.Abs(p)
+		if err == nil {
+			if r, err := filepath.EvalSymlinks(real); err == nil {
+				real = r
+			}
+		}
+		args[i] = arg{real: real, dup: seen[real]}
+		seen[real] = true
+	}
+	return args
+}
+
+// named is the set of the arguments' real paths: a walk skips them, as
+// each is yielded or walked as its own argument.
+func (a argList) named() map[string]bool {
+	m := make(map[string]bool, len(a))
+	for _, x := range a {
+		m[x.real] = true
+	}
+	return m
 }
 
 // Discover lists the files Walk yields, and the errors apart.
@@ -132,6 +179,10 @@ func Discover(paths []string) ([]string, []error) {
 type walker struct {
 	opts  WalkOptions
 	root  string
+	// realRoot and named are set when there are several arguments: the
+	// walk skips what another argument names (by real path).
+	realRoot string
+	named    map[string]bool
 	yield func(string, error) bool
 	slots chan struct{} // bounds the folders being listed at once
 }
@@ -228,6 +279,9 @@ func (w *walker) dir(dir string, l *listing, rel, sub []string, ign ignoreSet) b
 			rel: append(rel[:len(rel):len(rel)], name), sub: append(sub[:len(sub):len(sub)], name)}
 		if w.excluded(c.sub) || (!w.opts.NoIgnore && ign.ignored(c.rel, isDir)) || isDir && skipDirs[name] {
 			continue
+		}
+		if w.named != nil && w.named[filepath.Join(w.realRoot, filepath.Join(c.sub...))] {
+			continue // another argument names it
 		}
 		if isDir {
 			subdirs = append(subdirs, len(children))

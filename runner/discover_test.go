@@ -286,3 +286,25 @@ func TestWalkListsAheadInOrder(t *testing.T) {
 		t.Errorf("stopped after %d paths, want 10", n)
 	}
 }
+
+// A file named twice, or named and inside a folder argument, or a folder
+// inside another folder argument, is yielded once: under --write the
+// second copy would find the file changed by the first.
+func TestWalkYieldsEachFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.py": "", "src/b.py": "", "src/sub/c.py": "", "src/sub/d.py": ""})
+	a := filepath.Join(dir, "a.py")
+	if err := os.Symlink(a, filepath.Join(dir, "link.py")); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "src")
+	got := walkAll(t, []string{
+		a, dir + "/./a.py", filepath.Join(dir, "link.py"), // one file, three names
+		filepath.Join(src, "sub"), src, src + "/", // a folder inside another, and the other twice
+		filepath.Join(src, "sub", "c.py"), // a file inside both
+	}, WalkOptions{})
+	want := []string{a, filepath.Join(src, "sub", "d.py"), filepath.Join(src, "b.py"), filepath.Join(src, "sub", "c.py")}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

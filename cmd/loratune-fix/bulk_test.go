@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,5 +154,55 @@ func TestCheckJSONLAndShards(t *testing.T) {
 		if seen[p] != 1 {
 			t.Errorf("%s is in %d shards", p, seen[p])
 		}
+	}
+}
+
+// --resume names a report that a first run creates; the line about the
+// repositories left out names only the reasons that apply.
+func TestMigrateResumeFirstRunAndSkipLine(t *testing.T) {
+	env := bulkGitEnv(t)
+	root := t.TempDir()
+	var repos []string
+	for i := 0; i < 6; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("r%d", i))
+		bulkWriteFiles(t, dir, map[string]string{"util.py": "x = 1\n"})
+		bulkGit(t, env, dir, "init", "-q")
+		bulkGit(t, env, dir, "add", ".")
+		bulkGit(t, env, dir, "commit", "-q", "-m", "init")
+		repos = append(repos, dir)
+	}
+	report := filepath.Join(root, "report.jsonl")
+	migrate := func(args ...string) string {
+		t.Helper()
+		out, err := bulkCommand(root, env, append(append([]string{"migrate", "--quiet"}, args...), repos...)...).CombinedOutput()
+		if st := bulkExitStatus(err); st != 0 {
+			t.Fatalf("migrate %v: exit %d\n%s", args, st, out)
+		}
+		return string(out)
+	}
+	first := migrate("--resume", report, "--report", report)
+	if strings.Contains(first, "to do") {
+		t.Errorf("first run: a line about skipped repositories:\n%s", first)
+	}
+	if b, _ := os.ReadFile(report); strings.Count(string(b), "\n") != len(repos) {
+		t.Errorf("report after the first run:\n%s", b)
+	}
+	again := migrate("--resume", report, "--report", report)
+	if want := "0 of 6 repositories to do (6 done in " + report + ")."; !strings.Contains(again, want) {
+		t.Errorf("second run: want %q in\n%s", want, again)
+	}
+	sharded := migrate("--shard", "0/2")
+	if !strings.Contains(sharded, "in other shards)") || strings.Contains(sharded, "done in") {
+		t.Errorf("--shard alone: want only the other shards named:\n%s", sharded)
+	}
+}
+
+// The same file named twice is processed once: no "changed on disk"
+// from its second copy.
+func TestFixWriteSameFileTwice(t *testing.T) {
+	dir, path := writeDemo(t)
+	_, stderr, code := run(t, "", "fix", "--write", path, dir+"/./train.py")
+	if code != 0 || strings.TrimSpace(stderr) != "fixed "+path {
+		t.Errorf("exit %d, stderr %q: want 0 and one line fixing the file", code, stderr)
 	}
 }

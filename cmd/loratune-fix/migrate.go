@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -65,13 +66,26 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 				}
 			}
 			var todo []string
+			otherShards, doneBefore := 0, 0
 			for _, r := range repos {
-				if walk.Shard.Has(r) && !done[r] {
+				switch {
+				case !walk.Shard.Has(r):
+					otherShards++
+				case done[r]:
+					doneBefore++
+				default:
 					todo = append(todo, r)
 				}
 			}
-			if skipped := len(repos) - len(todo); skipped > 0 {
-				fmt.Fprintf(stderr, "%d of %d repositories to do (%d in other shards or done in %s).\n", len(todo), len(repos), skipped, resume)
+			if otherShards+doneBefore > 0 {
+				var why []string
+				if otherShards > 0 {
+					why = append(why, fmt.Sprintf("%d in other shards", otherShards))
+				}
+				if doneBefore > 0 {
+					why = append(why, fmt.Sprintf("%d done in %s", doneBefore, resume))
+				}
+				fmt.Fprintf(stderr, "%d of %d repositories to do (%s).\n", len(todo), len(repos), strings.Join(why, ", "))
 			}
 			var rep *migrate.Report
 			if reportFile != "" {
