@@ -177,14 +177,14 @@ func Discover(paths []string) ([]string, []error) {
 }
 
 type walker struct {
-	opts  WalkOptions
-	root  string
+	opts WalkOptions
+	root string
 	// realRoot and named are set when there are several arguments: the
 	// walk skips what another argument names (by real path).
 	realRoot string
 	named    map[string]bool
-	yield func(string, error) bool
-	slots chan struct{} // bounds the folders being listed at once
+	yield    func(string, error) bool
+	slots    chan struct{} // bounds the folders being listed at once
 }
 
 // listers is how many folders are listed at once, and listAhead how many
