@@ -29,6 +29,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/version"
 )
 
 // Config is the [tool.loratune-fix] table of one pyproject.toml.
@@ -38,7 +39,7 @@ type Config struct {
 
 	Profile                      string
 	Select, ExtendSelect, Ignore []string
-	Target                       rewrite.Versions
+	Target                       version.Versions
 	PerFileIgnores               []PerFileIgnore
 }
 
@@ -228,8 +229,8 @@ func ruleList(v any) ([]string, error) {
 }
 
 // target reads { transformers = "5.17" } or "transformers=5.17,trl=0.27".
-func target(file string, v any) (rewrite.Versions, error) {
-	var vs rewrite.Versions
+func target(file string, v any) (version.Versions, error) {
+	var vs version.Versions
 	pairs := map[string]string{}
 	switch t := v.(type) {
 	case string:
@@ -255,7 +256,7 @@ func target(file string, v any) (rewrite.Versions, error) {
 		return vs, fmt.Errorf("want a table (transformers = \"5.17\") or a string (\"transformers=5.17\"), got %s", typeName(v))
 	}
 	for lib, ver := range pairs {
-		parsed, err := rewrite.ParseVersion(ver)
+		parsed, err := version.Parse(ver)
 		if err != nil {
 			return vs, err
 		}

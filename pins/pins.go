@@ -17,7 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/version"
 )
 
 // Libraries are the libraries whose versions the rules read.
@@ -36,7 +36,7 @@ func NewFinder() *Finder { return &Finder{dirs: map[string]*dirPins{}} }
 // dirPins is what one directory's pin files say, with Source relative to
 // that directory ("requirements.txt:3").
 type dirPins struct {
-	pins map[string]rewrite.Version
+	pins map[string]version.Version
 	root bool // a repository root: the walk stops here
 }
 
@@ -44,8 +44,8 @@ type dirPins struct {
 // library, the nearest directory (from the script's own up to the
 // repository root) whose pin files name it. Source is the pin file relative
 // to the script's directory, with its line: "../requirements.txt:3".
-func (f *Finder) For(path string) rewrite.Versions {
-	var vs rewrite.Versions
+func (f *Finder) For(path string) version.Versions {
+	var vs version.Versions
 	abs, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
 		return vs
@@ -92,7 +92,7 @@ func (f *Finder) dir(dir string) *dirPins {
 // pyproject.toml, setup.cfg, setup.py, environment.yml: the first that
 // names a library pins it.
 func readDir(dir string) *dirPins {
-	d := &dirPins{pins: map[string]rewrite.Version{}}
+	d := &dirPins{pins: map[string]version.Version{}}
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		d.root = true
 	}
@@ -115,7 +115,7 @@ func readDir(dir string) *dirPins {
 		if err != nil {
 			continue
 		}
-		var got map[string]rewrite.Version
+		var got map[string]version.Version
 		switch {
 		case strings.HasSuffix(name, ".txt"):
 			got = Requirements(dir, name, data)
@@ -140,7 +140,7 @@ func readDir(dir string) *dirPins {
 func at(name string, line int) string { return name + ":" + strconv.Itoa(line) }
 
 // addPin keeps the first mention of each library.
-func addPin(out map[string]rewrite.Version, lib string, v rewrite.Version, source string) {
+func addPin(out map[string]version.Version, lib string, v version.Version, source string) {
 	if _, ok := out[lib]; ok {
 		return
 	}
@@ -150,13 +150,13 @@ func addPin(out map[string]rewrite.Version, lib string, v rewrite.Version, sourc
 
 // Requirements reads a pip requirements file, following -r includes in
 // the same directory tree (up to a small depth).
-func Requirements(dir, name string, data []byte) map[string]rewrite.Version {
-	out := map[string]rewrite.Version{}
+func Requirements(dir, name string, data []byte) map[string]version.Version {
+	out := map[string]version.Version{}
 	readRequirements(dir, name, data, out, 0)
 	return out
 }
 
-func readRequirements(dir, name string, data []byte, out map[string]rewrite.Version, depth int) {
+func readRequirements(dir, name string, data []byte, out map[string]version.Version, depth int) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -183,8 +183,8 @@ func readRequirements(dir, name string, data []byte, out map[string]rewrite.Vers
 
 // Pyproject reads PEP 621 dependencies (and optional dependencies) and
 // Poetry's dependency tables.
-func Pyproject(name string, data []byte) map[string]rewrite.Version {
-	out := map[string]rewrite.Version{}
+func Pyproject(name string, data []byte) map[string]version.Version {
+	out := map[string]version.Version{}
 	var doc struct {
 		Project struct {
 			Dependencies         []string            `toml:"dependencies"`
@@ -261,7 +261,7 @@ func Pyproject(name string, data []byte) map[string]rewrite.Version {
 
 // poetryVersion reads "^4.36", {version = ">=4.36"}, {git = ..., tag =
 // "v4.36.0"} and a list of such tables (per-platform pins: the lowest).
-func poetryVersion(v any) rewrite.Version {
+func poetryVersion(v any) version.Version {
 	switch t := v.(type) {
 	case string:
 		return lowerBound(t)
@@ -275,7 +275,7 @@ func poetryVersion(v any) rewrite.Version {
 			}
 		}
 	case []map[string]any:
-		var best rewrite.Version
+		var best version.Version
 		for _, m := range t {
 			if v := poetryVersion(m); v.Known && (!best.Known || less(v, best)) {
 				best = v
@@ -283,7 +283,7 @@ func poetryVersion(v any) rewrite.Version {
 		}
 		return best
 	}
-	return rewrite.Version{}
+	return version.Version{}
 }
 
 // lineOf is the 1-based line of the first occurrence of needle (1 when
@@ -305,8 +305,8 @@ func lineOfKey(text, key string) int {
 }
 
 // SetupCfg reads install_requires and extras_require of setup.cfg.
-func SetupCfg(name string, data []byte) map[string]rewrite.Version {
-	out := map[string]rewrite.Version{}
+func SetupCfg(name string, data []byte) map[string]version.Version {
+	out := map[string]version.Version{}
 	section := ""
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
@@ -339,8 +339,8 @@ var quoted = regexp.MustCompile(`["']([^"'\n]+)["']`)
 // SetupPy reads the quoted requirement strings of setup.py (those with a
 // version operator or a URL: a bare name pins nothing and may be the
 // package's own name).
-func SetupPy(name string, data []byte) map[string]rewrite.Version {
-	out := map[string]rewrite.Version{}
+func SetupPy(name string, data []byte) map[string]version.Version {
+	out := map[string]version.Version{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -361,8 +361,8 @@ var condaPin = regexp.MustCompile(`^([A-Za-z0-9._-]+)\s*=\s*([0-9][^=\s]*)(=.*)?
 
 // Environment reads a conda environment.yml: conda pins ("pytorch=2.1",
 // "transformers=4.36.0=pyhd8ed1ab_0") and its pip section.
-func Environment(name string, data []byte) map[string]rewrite.Version {
-	out := map[string]rewrite.Version{}
+func Environment(name string, data []byte) map[string]version.Version {
+	out := map[string]version.Version{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/version"
 )
 
 // libraries maps a normalized distribution name to the library it pins.
@@ -33,7 +33,7 @@ var (
 // the exact pin, or a range's lower bound. ok is false when the line names
 // none of the libraries; a line that names one without a usable version
 // returns ok with an unknown version.
-func requirement(line string) (lib string, v rewrite.Version, ok bool) {
+func requirement(line string) (lib string, v version.Version, ok bool) {
 	line = strings.TrimSpace(line)
 	if i := strings.Index(line, " #"); i >= 0 {
 		line = line[:i]
@@ -75,16 +75,16 @@ func requirement(line string) (lib string, v rewrite.Version, ok bool) {
 
 // Constraint reads a version constraint without a name: ">=4.36,<5",
 // "==4.36.0", "^4.36" (Poetry), "4.36.0" (exact), "*" (any).
-func Constraint(spec string) rewrite.Version { return lowerBound(spec) }
+func Constraint(spec string) version.Version { return lowerBound(spec) }
 
 // lowerBound returns the smallest version a constraint allows, or unknown
 // when it has no lower bound ("<5", "*", "!=4.0").
-func lowerBound(spec string) rewrite.Version {
+func lowerBound(spec string) version.Version {
 	spec = strings.Trim(strings.TrimSpace(spec), `"'`)
 	if strings.HasPrefix(spec, "(") && strings.HasSuffix(spec, ")") {
 		spec = spec[1 : len(spec)-1]
 	}
-	var best rewrite.Version
+	var best version.Version
 	for _, part := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == '|' }) {
 		m := clause.FindStringSubmatch(part)
 		if m == nil {
@@ -94,7 +94,7 @@ func lowerBound(spec string) rewrite.Version {
 		case "<", "<=", "!=":
 			continue
 		}
-		v, err := rewrite.ParseVersion(strings.TrimSuffix(strings.TrimSuffix(m[2], "*"), "."))
+		v, err := version.Parse(strings.TrimSuffix(strings.TrimSuffix(m[2], "*"), "."))
 		if err != nil {
 			continue
 		}
@@ -105,7 +105,7 @@ func lowerBound(spec string) rewrite.Version {
 	return best
 }
 
-func less(a, b rewrite.Version) bool {
+func less(a, b version.Version) bool {
 	if a.Major != b.Major {
 		return a.Major < b.Major
 	}
@@ -143,20 +143,20 @@ func urlName(u string) string {
 
 // urlVersion is the version a git ref names (@v4.36.0, @4.36.0); a branch
 // or a commit is unknown.
-func urlVersion(u string) rewrite.Version {
+func urlVersion(u string) version.Version {
 	u = strings.SplitN(u, "#", 2)[0]
 	slash := strings.IndexByte(u, '/')
 	i := strings.LastIndexByte(u, '@')
 	if i < 0 || i < slash {
-		return rewrite.Version{}
+		return version.Version{}
 	}
 	ref := u[i+1:]
 	if !versionL.MatchString(ref) {
-		return rewrite.Version{}
+		return version.Version{}
 	}
-	v, err := rewrite.ParseVersion(ref)
+	v, err := version.Parse(ref)
 	if err != nil {
-		return rewrite.Version{}
+		return version.Version{}
 	}
 	return v
 }
@@ -168,12 +168,12 @@ var pipInstall = regexp.MustCompile(`^\s*[!%]\s*(?:python3?\s+-m\s+)?(?:uv\s+)?p
 
 // PipInstall returns the pins of one `pip install` line of a notebook cell,
 // keyed by library; nil when the line is not one.
-func PipInstall(line string) map[string]rewrite.Version {
+func PipInstall(line string) map[string]version.Version {
 	m := pipInstall.FindStringSubmatch(line)
 	if m == nil {
 		return nil
 	}
-	out := map[string]rewrite.Version{}
+	out := map[string]version.Version{}
 	for _, word := range shellWords(m[1]) {
 		if strings.HasPrefix(word, "-") {
 			continue

@@ -15,6 +15,7 @@ import (
 	"github.com/smacker/go-tree-sitter/python"
 
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/version"
 )
 
 // hangBound only catches hangs: a fuzz input is a few KB, and its parse is
@@ -44,7 +45,7 @@ func engineFor(t testing.TB, mode uint8) *rewrite.Engine {
 	}
 	if mode&8 != 0 {
 		for lib, ver := range map[string]string{"transformers": "4.40", "peft": "0.10", "torch": "2.1"} {
-			v, err := rewrite.ParseVersion(ver)
+			v, err := version.Parse(ver)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +118,7 @@ func fixWithin(t *testing.T, eng *rewrite.Engine, data []byte) (*rewrite.Result,
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := eng.Fix(data, rewrite.Versions{})
+		res, err := eng.Fix(data, version.Versions{})
 		done <- outcome{res, err}
 	}()
 	select {

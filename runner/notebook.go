@@ -11,6 +11,7 @@ import (
 	"github.com/loratune/loratune-fix/notebook"
 	"github.com/loratune/loratune-fix/pins"
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/version"
 )
 
 // CellChange is one notebook cell whose source the fix changed.
@@ -181,8 +182,8 @@ func notebookDiags(v *notebook.Virtual, findings []rewrite.Finding) []Diag {
 // notebookPins reads `pip install` lines of the code cells: the notebook's
 // own installs govern its kernel, so they win over the pin files around it.
 // A later install of a library wins over an earlier one.
-func notebookPins(nb *notebook.Notebook, name string) rewrite.Versions {
-	var vs rewrite.Versions
+func notebookPins(nb *notebook.Notebook, name string) version.Versions {
+	var vs version.Versions
 	for _, c := range nb.Code() {
 		shell := strings.HasPrefix(c.Source, "%%bash") || strings.HasPrefix(c.Source, "%%sh") || strings.HasPrefix(c.Source, "%%script")
 		for _, line := range notebook.SplitLines(c.Source) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loratune/loratune-fix/internal/corpus"
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/version"
 )
 
 // A bounded-parse fix run over a generated tree: every training script is
@@ -91,7 +92,7 @@ func TestReadBufferReuseKeepsEachFilesBytes(t *testing.T) {
 		if !bytes.Equal(f.Before, want[f.Path]) {
 			t.Errorf("%s: Before is not the file's bytes", f.Path)
 		}
-		res, err := eng.Fix(want[f.Path], rewrite.Versions{})
+		res, err := eng.Fix(want[f.Path], version.Versions{})
 		if err != nil || !bytes.Equal(f.After, res.Output) {
 			t.Errorf("%s: After is not the fix of the file's bytes (%v)", f.Path, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/version"
 )
 
 // bigFile is the size from which a parse's C memory is handed back to the
@@ -31,7 +32,7 @@ type Options struct {
 	// Jobs is the number of workers (0: the number of CPUs).
 	Jobs int
 	// Versions finds the pins that govern a file (nil: none known).
-	Versions func(path string) rewrite.Versions
+	Versions func(path string) version.Versions
 	// EngineFor gives the engine of one file when it differs from Engine
 	// (per-file ignores of the configuration); nil, or a nil result, means
 	// Engine.
@@ -61,7 +62,7 @@ type File struct {
 	Written  bool
 	Skipped  bool // no trigger word: not parsed
 	Dropped  []string
-	Versions rewrite.Versions
+	Versions version.Versions
 	// Cells are the notebook cells whose source changed (notebooks only).
 	Cells []CellChange
 	// Err is a problem with this file alone (unreadable, binary, syntax

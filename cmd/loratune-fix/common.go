@@ -13,6 +13,7 @@ import (
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 	"github.com/loratune/loratune-fix/udiff"
+	"github.com/loratune/loratune-fix/version"
 )
 
 // ruleFlags are the flags that choose rules and versions, shared by the
@@ -44,8 +45,8 @@ func (r *ruleFlags) register(cmd *cobra.Command) {
 	r.cfg.register(cmd)
 }
 
-func parseTarget(s string) (rewrite.Versions, error) {
-	var vs rewrite.Versions
+func parseTarget(s string) (version.Versions, error) {
+	var vs version.Versions
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -55,7 +56,7 @@ func parseTarget(s string) (rewrite.Versions, error) {
 		if !ok {
 			return vs, fmt.Errorf("--target %q: want lib=version", item)
 		}
-		v, err := rewrite.ParseVersion(strings.TrimLeft(ver, "="))
+		v, err := version.Parse(strings.TrimLeft(ver, "="))
 		if err != nil {
 			return vs, fmt.Errorf("--target: %w", err)
 		}

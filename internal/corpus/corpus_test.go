@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/version"
 )
 
 func TestDeterministic(t *testing.T) {
@@ -33,7 +34,7 @@ func TestCorpusShapes(t *testing.T) {
 	withFindings := 0
 	for i := 0; i < 40; i++ {
 		src := Training(1, i)
-		res, err := eng.Fix(src, rewrite.Versions{})
+		res, err := eng.Fix(src, version.Versions{})
 		if err != nil {
 			t.Fatalf("training script %d: %v\n%s", i, err, src)
 		}

@@ -1,0 +1,110 @@
+// Package version holds library versions as pins tell them: a value type
+// that the engine, the pin finder and the configuration share, with no
+// dependency of its own.
+package version
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Version is a library version as far as a pin tells it. The zero value is
+// "unknown".
+type Version struct {
+	Major, Minor, Patch int
+	Known               bool
+	// Source says where the version came from ("requirements.txt:3",
+	// "--target"), for messages.
+	Source string
+}
+
+// Parse reads "5", "4.56", "4.56.1", "v0.27.0", "5.0.0rc1".
+func Parse(s string) (Version, error) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
+	parts := strings.SplitN(s, ".", 4)
+	var nums [3]int
+	for i := 0; i < len(parts) && i < 3; i++ {
+		digits := parts[i]
+		if j := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }); j >= 0 {
+			digits = digits[:j]
+		}
+		if digits == "" {
+			if i == 0 {
+				return Version{}, fmt.Errorf("version %q: no number", s)
+			}
+			break
+		}
+		n, err := strconv.Atoi(digits)
+		if err != nil {
+			return Version{}, fmt.Errorf("version %q: %w", s, err)
+		}
+		nums[i] = n
+		if digits != parts[i] {
+			break // "0rc1": stop after the number
+		}
+	}
+	return Version{Major: nums[0], Minor: nums[1], Patch: nums[2], Known: true}, nil
+}
+
+// AtLeast reports whether a known version is >= major.minor.
+func (v Version) AtLeast(major, minor int) bool {
+	return v.Known && (v.Major > major || v.Major == major && v.Minor >= minor)
+}
+
+// Below reports whether a known version is < major.minor.
+func (v Version) Below(major, minor int) bool {
+	return v.Known && !v.AtLeast(major, minor)
+}
+
+func (v Version) String() string {
+	if !v.Known {
+		return "unknown"
+	}
+	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
+}
+
+// Describe is "transformers 5.17.0 (requirements.txt:3)" or
+// "transformers version unknown".
+func (v Version) Describe(lib string) string {
+	if !v.Known {
+		return lib + " version unknown"
+	}
+	if v.Source == "" {
+		return lib + " " + v.String()
+	}
+	return fmt.Sprintf("%s %s (%s)", lib, v.String(), v.Source)
+}
+
+// Versions are the pins that govern one script.
+type Versions struct {
+	Transformers, Peft, TRL, Torch Version
+}
+
+// Set sets one library by name; it is how --target and pin files fill it.
+func (vs *Versions) Set(lib string, v Version) error {
+	switch strings.ToLower(lib) {
+	case "transformers":
+		vs.Transformers = v
+	case "peft":
+		vs.Peft = v
+	case "trl":
+		vs.TRL = v
+	case "torch", "pytorch":
+		vs.Torch = v
+	default:
+		return fmt.Errorf("unknown library %q (want transformers, peft, trl or torch)", lib)
+	}
+	return nil
+}
+
+// Merge fills the versions vs lacks from other.
+func (vs Versions) Merge(other Versions) Versions {
+	pick := func(a, b Version) Version {
+		if a.Known {
+			return a
+		}
+		return b
+	}
+	return Versions{pick(vs.Transformers, other.Transformers), pick(vs.Peft, other.Peft), pick(vs.TRL, other.TRL), pick(vs.Torch, other.Torch)}
+}

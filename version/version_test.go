@@ -1,0 +1,54 @@
+package version
+
+import "testing"
+
+func TestParse(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string
+	}{
+		{"5", "5.0.0"}, {"4.56", "4.56.0"}, {"4.56.1", "4.56.1"}, {"v0.27.0", "0.27.0"},
+		{"5.0.0rc1", "5.0.0"}, {" 4.36.2 ", "4.36.2"}, {"2.1.0.post1", "2.1.0"},
+	} {
+		v, err := Parse(tt.in)
+		if err != nil || v.String() != tt.want {
+			t.Errorf("Parse(%q) = %v, %v; want %s", tt.in, v, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "v", "rc1", "x.1"} {
+		if v, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) = %v, want an error", bad, v)
+		}
+	}
+}
+
+func TestAtLeastAndBelow(t *testing.T) {
+	v, _ := Parse("4.56.1")
+	if !v.AtLeast(4, 56) || v.AtLeast(4, 57) || v.AtLeast(5, 0) || !v.AtLeast(3, 99) {
+		t.Errorf("AtLeast wrong for %v", v)
+	}
+	if v.Below(4, 56) || !v.Below(5, 0) {
+		t.Errorf("Below wrong for %v", v)
+	}
+	var unknown Version
+	if unknown.AtLeast(0, 0) || unknown.Below(99, 0) {
+		t.Error("an unknown version is neither at least nor below anything")
+	}
+}
+
+func TestSetAndMerge(t *testing.T) {
+	var vs Versions
+	five, _ := Parse("5.17")
+	if err := vs.Set("Transformers", five); err != nil || vs.Transformers != five {
+		t.Fatalf("Set: %v, %+v", err, vs)
+	}
+	if err := vs.Set("jax", five); err == nil {
+		t.Error("Set(jax) should fail")
+	}
+	old, _ := Parse("4.36")
+	peft, _ := Parse("0.10")
+	got := vs.Merge(Versions{Transformers: old, Peft: peft})
+	if got.Transformers != five || got.Peft != peft {
+		t.Errorf("Merge kept %+v, want own transformers and other's peft", got)
+	}
+}
