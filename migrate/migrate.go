@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
@@ -341,7 +342,7 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 	walk.Shard = runner.Shard{}
 	var changed []pending
 	var errs []string
-	runner.RunSeq(ctx, &opts, runner.Walk([]string{r.res.Dir}, walk), func(f *runner.File) {
+	runner.RunSeq(ctx, &opts, runner.Walk([]string{r.res.Dir}, walk), func(f *finding.FileResult) {
 		rel, _ := filepath.Rel(r.res.Dir, f.Path)
 		rel = filepath.ToSlash(rel)
 		if f.Err != nil {
@@ -357,7 +358,7 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 		if f.Changed {
 			changed = append(changed, pending{rel, f.Before, f.After})
 			for _, d := range f.Diags {
-				if d.Fix != nil && (d.Fix.Applicability != rewrite.Unsafe || r.o.UnsafeFixes) {
+				if d.Fix != nil && (d.Fix.Applicability != finding.Unsafe || r.o.UnsafeFixes) {
 					r.applied[d.Code]++
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
 )
 
@@ -108,17 +109,17 @@ func TestMapFixRefusesMagicsAndBoundaries(t *testing.T) {
 	magic := strings.Index(text, "pass#")
 	tests := []struct {
 		name string
-		fx   rewrite.Edit
+		fx   finding.Edit
 		ok   bool
 	}{
-		{"replace inside a magic line", rewrite.Edit{Start: magic + 1, End: magic + 3, NewText: "x"}, false},
-		{"insert inside a magic line", rewrite.Edit{Start: magic + 2, End: magic + 2, NewText: "x"}, false},
-		{"span two cells", rewrite.Edit{Start: sep - 3, End: sep + 3}, false},
-		{"replace the separator", rewrite.Edit{Start: sep, End: sep + 1}, false},
-		{"insert before a magic line", rewrite.Edit{Start: magic, End: magic, NewText: "import os\n"}, true},
+		{"replace inside a magic line", finding.Edit{Start: magic + 1, End: magic + 3, NewText: "x"}, false},
+		{"insert inside a magic line", finding.Edit{Start: magic + 2, End: magic + 2, NewText: "x"}, false},
+		{"span two cells", finding.Edit{Start: sep - 3, End: sep + 3}, false},
+		{"replace the separator", finding.Edit{Start: sep, End: sep + 1}, false},
+		{"insert before a magic line", finding.Edit{Start: magic, End: magic, NewText: "import os\n"}, true},
 	}
 	for _, tt := range tests {
-		_, _, ok := v.MapFix(&rewrite.Fix{Edits: []rewrite.Edit{tt.fx}})
+		_, _, ok := v.MapFix(&finding.Fix{Edits: []finding.Edit{tt.fx}})
 		if ok != tt.ok {
 			t.Errorf("%s: ok = %v, want %v", tt.name, ok, tt.ok)
 		}
@@ -136,21 +137,21 @@ func TestSplitAgreesWithMappedEdits(t *testing.T) {
 	end2 := bStart + len("b = 2\n") // after the owned newline
 	tests := []struct {
 		name string
-		edit rewrite.Edit
+		edit finding.Edit
 		want string
 	}{
-		{"insert after the last line", rewrite.Edit{Start: end2, End: end2, NewText: "model.config.use_cache = False\n"}, "import torch\na = 1\nb = 2\nmodel.config.use_cache = False"},
-		{"delete the last line", rewrite.Edit{Start: bStart, End: end2}, "import torch\na = 1"},
-		{"replace the last line", rewrite.Edit{Start: bStart, End: end2, NewText: "b = 3\n"}, "import torch\na = 1\nb = 3"},
-		{"edit inside", rewrite.Edit{Start: bStart + 4, End: bStart + 5, NewText: "4"}, "import torch\na = 1\nb = 4"},
-		{"insert at the top", rewrite.Edit{Start: 0, End: 0, NewText: "import os\n"}, "import os\nimport torch\na = 1\nb = 2"},
+		{"insert after the last line", finding.Edit{Start: end2, End: end2, NewText: "model.config.use_cache = False\n"}, "import torch\na = 1\nb = 2\nmodel.config.use_cache = False"},
+		{"delete the last line", finding.Edit{Start: bStart, End: end2}, "import torch\na = 1"},
+		{"replace the last line", finding.Edit{Start: bStart, End: end2, NewText: "b = 3\n"}, "import torch\na = 1\nb = 3"},
+		{"edit inside", finding.Edit{Start: bStart + 4, End: bStart + 5, NewText: "4"}, "import torch\na = 1\nb = 4"},
+		{"insert at the top", finding.Edit{Start: 0, End: 0, NewText: "import os\n"}, "import os\nimport torch\na = 1\nb = 2"},
 	}
 	for _, tt := range tests {
 		edited := text[:tt.edit.Start] + tt.edit.NewText + text[tt.edit.End:]
 		delta := len(tt.edit.NewText) - (tt.edit.End - tt.edit.Start)
-		frozen := make([]rewrite.Span, len(v.Frozen))
+		frozen := make([]finding.Span, len(v.Frozen))
 		for i, s := range v.Frozen {
-			frozen[i] = rewrite.Span{Start: s.Start + delta, End: s.End + delta}
+			frozen[i] = finding.Span{Start: s.Start + delta, End: s.End + delta}
 		}
 		got := v.Split([]byte(edited), frozen)
 		if got[2] != tt.want {
@@ -159,7 +160,7 @@ func TestSplitAgreesWithMappedEdits(t *testing.T) {
 		if _, ok := got[3]; ok {
 			t.Errorf("%s: cell 3 changed: %q", tt.name, got[3])
 		}
-		cell, edits, ok := v.MapFix(&rewrite.Fix{Edits: []rewrite.Edit{tt.edit}})
+		cell, edits, ok := v.MapFix(&finding.Fix{Edits: []finding.Edit{tt.edit}})
 		if !ok || cell.Index != 2 || len(edits) != 1 {
 			t.Fatalf("%s: MapFix failed", tt.name)
 		}

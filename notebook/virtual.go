@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // Virtual is the Python source the engine sees for a notebook: the code
@@ -20,7 +20,7 @@ import (
 type Virtual struct {
 	Text []byte
 	// Frozen are the spans no fix may touch: the masks and the separators.
-	Frozen []rewrite.Span
+	Frozen []finding.Span
 	segs   []segment
 }
 
@@ -70,13 +70,13 @@ func Build(nb *Notebook, skip map[int]bool) *Virtual {
 			at := b.Len()
 			b.WriteByte('\n')
 			seg.sep = len(v.Frozen)
-			v.Frozen = append(v.Frozen, rewrite.Span{Start: at, End: at + 1})
+			v.Frozen = append(v.Frozen, finding.Span{Start: at, End: at + 1})
 		}
 		seg.start = b.Len()
 		for _, sp := range spans {
 			seg.masks = append(seg.masks, len(v.Frozen))
 			seg.orig = append(seg.orig, body[sp.Start:sp.End])
-			v.Frozen = append(v.Frozen, rewrite.Span{Start: seg.start + sp.Start, End: seg.start + sp.End})
+			v.Frozen = append(v.Frozen, finding.Span{Start: seg.start + sp.Start, End: seg.start + sp.End})
 		}
 		b.WriteString(masked)
 		if !strings.HasSuffix(body, "\n") {
@@ -121,8 +121,8 @@ func PythonBody(src string) (body string, header int, ok bool) {
 // onto with a trailing backslash) by Python of the same byte length: "pass"
 // padded with a comment keeps a block that holds only the magic valid; a
 // line too short for it, or a continuation, becomes a comment.
-func maskMagics(body string) (string, []rewrite.Span) {
-	var spans []rewrite.Span
+func maskMagics(body string) (string, []finding.Span) {
+	var spans []finding.Span
 	out := []byte(body)
 	off := 0
 	continued := false
@@ -136,7 +136,7 @@ func maskMagics(body string) (string, []rewrite.Span) {
 				fill = "pass" + ("#" + strings.Repeat(" ", n-4))[:n-4]
 			}
 			copy(out[off+indent:], fill)
-			spans = append(spans, rewrite.Span{Start: off + indent, End: off + len(content)})
+			spans = append(spans, finding.Span{Start: off + indent, End: off + len(content)})
 			continued = strings.HasSuffix(content, "\\")
 		} else {
 			continued = false
@@ -197,8 +197,8 @@ func (s segment) bodyLen() int {
 // MapFix maps the edits of a fix on the virtual text into edits of one
 // cell's source. ok is false when the fix touches a magic line or a cell
 // boundary, or spans two cells: such a fix is not applied.
-func (v *Virtual) MapFix(fx *rewrite.Fix) (cell *Cell, edits []rewrite.Edit, ok bool) {
-	if fx == nil || rewrite.TouchesFrozen(fx, v.Frozen) {
+func (v *Virtual) MapFix(fx *finding.Fix) (cell *Cell, edits []finding.Edit, ok bool) {
+	if fx == nil || finding.TouchesFrozen(fx, v.Frozen) {
 		return nil, nil, false
 	}
 	seg := -1
@@ -210,7 +210,7 @@ func (v *Virtual) MapFix(fx *rewrite.Fix) (cell *Cell, edits []rewrite.Edit, ok 
 		seg = i
 		s := v.segs[i]
 		body := s.bodyLen()
-		ce := rewrite.Edit{Start: s.header + min(e.Start-s.start, body), End: s.header + min(e.End-s.start, body), NewText: e.NewText}
+		ce := finding.Edit{Start: s.header + min(e.Start-s.start, body), End: s.header + min(e.End-s.start, body), NewText: e.NewText}
 		if s.ownedNL && e.End == s.end {
 			// The edit reaches past the cell's last byte, onto the newline
 			// the virtual text added: write what the cell gets once that
@@ -233,9 +233,9 @@ func (v *Virtual) MapFix(fx *rewrite.Fix) (cell *Cell, edits []rewrite.Edit, ok 
 }
 
 // Split maps a fixed virtual text back to cell sources, given where the
-// frozen spans lie in it (rewrite.Result.Frozen). The magic lines get their
+// frozen spans lie in it (the engine's Result.Frozen). The magic lines get their
 // original bytes back. Only the cells whose source changed are returned.
-func (v *Virtual) Split(out []byte, frozen []rewrite.Span) map[int]string {
+func (v *Virtual) Split(out []byte, frozen []finding.Span) map[int]string {
 	changed := map[int]string{}
 	for i, s := range v.segs {
 		from := 0

@@ -5,24 +5,23 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loratune/loratune-fix/rewrite"
-	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // GitHub writes one workflow command per finding, which GitHub Actions shows
 // as an annotation on the file:
 // ::error file=train.py,line=40,col=20,endLine=40,title=LTF003 training-device-map::message
-func GitHub(w io.Writer, f *runner.File) {
+func GitHub(w io.Writer, f *finding.FileResult) {
 	for _, d := range f.Diags {
 		props := []string{"file=" + escapeProperty(f.Path)}
 		msg := d.Message
 		if d.Cell > 0 {
 			// Lines count within the cell; the annotation stays on the file.
-			msg = fmt.Sprintf("cell %d, line %d: %s", d.Cell, d.Begin.Line, msg)
+			msg = fmt.Sprintf("cell %d, line %d: %s", d.Cell, d.StartPos.Line, msg)
 		} else {
 			props = append(props,
-				fmt.Sprintf("line=%d", d.Begin.Line), fmt.Sprintf("col=%d", d.Begin.Column),
-				fmt.Sprintf("endLine=%d", d.Finish.Line))
+				fmt.Sprintf("line=%d", d.StartPos.Line), fmt.Sprintf("col=%d", d.StartPos.Column),
+				fmt.Sprintf("endLine=%d", d.EndPos.Line))
 		}
 		props = append(props, "title="+escapeProperty(d.Code+" "+d.Name))
 		if d.Fix != nil {
@@ -32,11 +31,11 @@ func GitHub(w io.Writer, f *runner.File) {
 	}
 }
 
-func annotationLevel(sev rewrite.Severity) string {
+func annotationLevel(sev finding.Severity) string {
 	switch sev {
-	case rewrite.SeverityError:
+	case finding.SeverityError:
 		return "error"
-	case rewrite.SeverityWarning:
+	case finding.SeverityWarning:
 		return "warning"
 	}
 	return "notice"

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // FileLine is the JSON Lines form of one file (check/fix
@@ -22,7 +22,7 @@ type FileLine struct {
 }
 
 // JSONLine writes f as one line of JSON.
-func JSONLine(w io.Writer, f *runner.File) error {
+func JSONLine(w io.Writer, f *finding.FileResult) error {
 	line := FileLine{Path: f.Path, Findings: Flatten(f), Skipped: f.Skipped, Changed: f.Changed, Written: f.Written}
 	if f.Err != nil {
 		line.Error = f.Err.Error()

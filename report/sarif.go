@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
-	"github.com/loratune/loratune-fix/runner"
 )
 
 // DocsURL is where docs/rules.md is published; RuleURL adds the anchor.
@@ -119,7 +119,7 @@ type SARIF struct {
 func NewSARIF(rules []*rewrite.Rule) *SARIF { return &SARIF{rules: rules} }
 
 // Add records a file's findings.
-func (s *SARIF) Add(f *runner.File) {
+func (s *SARIF) Add(f *finding.FileResult) {
 	uri := (&url.URL{Path: filepath.ToSlash(f.Path)}).String()
 	for _, d := range f.Diags {
 		res := sarifResult{
@@ -129,9 +129,9 @@ func (s *SARIF) Add(f *runner.File) {
 		loc := sarifPhysical{ArtifactLocation: sarifArtifact{uri}}
 		if d.Cell > 0 {
 			// Positions count within the cell, not the notebook's JSON text.
-			res.Message.Text = fmt.Sprintf("cell %d, line %d: %s", d.Cell, d.Begin.Line, d.Message)
+			res.Message.Text = fmt.Sprintf("cell %d, line %d: %s", d.Cell, d.StartPos.Line, d.Message)
 		} else {
-			loc.Region = &sarifRegion{StartLine: d.Begin.Line, StartColumn: d.Begin.Column, EndLine: d.Finish.Line, EndColumn: d.Finish.Column}
+			loc.Region = &sarifRegion{StartLine: d.StartPos.Line, StartColumn: d.StartPos.Column, EndLine: d.EndPos.Line, EndColumn: d.EndPos.Column}
 			if d.Fix != nil {
 				res.Fixes = []sarifFix{sarifFixOf(uri, d.Fix)}
 			}
@@ -145,7 +145,7 @@ func (s *SARIF) Add(f *runner.File) {
 	}
 }
 
-func sarifFixOf(uri string, fx *rewrite.Fix) sarifFix {
+func sarifFixOf(uri string, fx *finding.Fix) sarifFix {
 	ch := sarifArtifactChange{ArtifactLocation: sarifArtifact{uri}}
 	for _, e := range fx.Edits {
 		off, n := e.Start, e.End-e.Start
@@ -172,11 +172,11 @@ func (s *SARIF) index(code string) int {
 	return -1
 }
 
-func sarifLevel(sev rewrite.Severity) string {
+func sarifLevel(sev finding.Severity) string {
 	switch sev {
-	case rewrite.SeverityError:
+	case finding.SeverityError:
 		return "error"
-	case rewrite.SeverityWarning:
+	case finding.SeverityWarning:
 		return "warning"
 	}
 	return "note"

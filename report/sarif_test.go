@@ -9,6 +9,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/fixtures"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
@@ -41,7 +42,7 @@ func compileSARIFSchema(t *testing.T) *jsonschema.Schema {
 	return sch
 }
 
-func demoFile(t *testing.T, path string) (*runner.File, []*rewrite.Rule) {
+func demoFile(t *testing.T, path string) (*finding.FileResult, []*rewrite.Rule) {
 	t.Helper()
 	eng, err := rewrite.New(rewrite.Options{})
 	if err != nil {
@@ -59,7 +60,7 @@ func TestSARIFIsValidAgainstTheOfficialSchema(t *testing.T) {
 	f, rules := demoFile(t, "scripts/train file.py")
 	s := NewSARIF(rules)
 	s.Add(f)
-	s.Add(&runner.File{Path: "clean.py"})
+	s.Add(&finding.FileResult{Path: "clean.py"})
 	var buf bytes.Buffer
 	if err := s.Flush(&buf); err != nil {
 		t.Fatal(err)
@@ -116,8 +117,8 @@ func TestSARIFIsValidAgainstTheOfficialSchema(t *testing.T) {
 			t.Errorf("result %d: rule %+v for %s", i, rule, r.RuleID)
 		}
 		loc := r.Locations[0].PhysicalLocation
-		if loc.ArtifactLocation.URI != "scripts/train%20file.py" || loc.Region.StartLine != d.Begin.Line {
-			t.Errorf("result %d: location %+v, want line %d", i, loc, d.Begin.Line)
+		if loc.ArtifactLocation.URI != "scripts/train%20file.py" || loc.Region.StartLine != d.StartPos.Line {
+			t.Errorf("result %d: location %+v, want line %d", i, loc, d.StartPos.Line)
 		}
 		// The replacements are the engine's edits, byte for byte.
 		if d.Fix == nil {
@@ -151,12 +152,12 @@ func TestTheSchemaCheckRejectsABrokenLog(t *testing.T) {
 }
 
 func TestGitHubAnnotationsEscapeAndLocate(t *testing.T) {
-	f := &runner.File{Path: "a,b:c.py", Diags: []runner.Diag{{Finding: rewrite.Finding{
-		Code: "LTF003", Name: "training-device-map", Severity: rewrite.SeverityWarning,
-		Message: "100% sure\nsecond line", Begin: rewrite.Position{Line: 4, Column: 7}, Finish: rewrite.Position{Line: 5, Column: 2},
-	}}, {Cell: 3, Finding: rewrite.Finding{
-		Code: "LTF009", Name: "visible-nan-logging", Severity: rewrite.SeverityInfo,
-		Message: "m", Begin: rewrite.Position{Line: 2, Column: 1},
+	f := &finding.FileResult{Path: "a,b:c.py", Diags: []finding.Diag{{Finding: finding.Finding{
+		Code: "LTF003", Name: "training-device-map", Severity: finding.SeverityWarning,
+		Message: "100% sure\nsecond line", StartPos: finding.Position{Line: 4, Column: 7}, EndPos: finding.Position{Line: 5, Column: 2},
+	}}, {Cell: 3, Finding: finding.Finding{
+		Code: "LTF009", Name: "visible-nan-logging", Severity: finding.SeverityInfo,
+		Message: "m", StartPos: finding.Position{Line: 2, Column: 1},
 	}}}}
 	var buf bytes.Buffer
 	GitHub(&buf, f)

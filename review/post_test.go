@@ -13,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loratune/loratune-fix/rewrite"
-	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // fakeGitHub is the part of GitHub's REST API that Poster uses, under the
@@ -176,7 +175,7 @@ func newPoster(t *testing.T, g *fakeGitHub) (*Poster, *[]time.Duration) {
 // sampleReview has two suggestions (one fix in two places) and one fix in
 // the body.
 func sampleReview() *Review {
-	f := file("train.py", twoPlaceFix(), diag("LTF003", 4, rewrite.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
+	f := file("train.py", twoPlaceFix(), diag("LTF003", 4, finding.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
 	fd := &FileDiff{Added: []Range{{1, 2}, {5, 5}}}
 	return &Review{CommitID: "abc123", Files: []*File{Build(f, fd, false)}}
 }
@@ -292,7 +291,7 @@ func TestPostSplitsManyCommentsIntoReviewsOfThirty(t *testing.T) {
 	f := &File{Path: "many.py"}
 	for i := 1; i <= 65; i++ {
 		f.Groups = append(f.Groups, &Group{Path: "many.py", Inside: true,
-			Findings: []runner.Diag{diag("LTF001", i)},
+			Findings: []finding.Diag{diag("LTF001", i)},
 			Changes:  []Change{{From: i, To: i, Old: fmt.Sprintf("x%d = 1\n", i), New: fmt.Sprintf("x%d = 2\n", i)}}})
 	}
 	rv.Files = []*File{f}

@@ -6,9 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/report"
-	"github.com/loratune/loratune-fix/rewrite"
-	"github.com/loratune/loratune-fix/runner"
 )
 
 // reviewdog's Diagnostic Format (proto/rdf/reviewdog.proto), one JSON
@@ -74,7 +73,7 @@ func (r *Review) RDJSONL(w io.Writer) error {
 				}
 				diag.Location = rdLocation{g.Path, lines(g.Changes[0].From, g.Changes[0].To)}
 				if !g.Inside && d0.Cell == 0 {
-					diag.Location.Range = lines(d0.Begin.Line, d0.Begin.Line)
+					diag.Location.Range = lines(d0.StartPos.Line, d0.StartPos.Line)
 				}
 				if err := enc.Encode(diag); err != nil {
 					return err
@@ -111,7 +110,7 @@ func (r *Review) RDJSONL(w io.Writer) error {
 	return nil
 }
 
-func plainMessage(ds []runner.Diag) string {
+func plainMessage(ds []finding.Diag) string {
 	var parts []string
 	for _, d := range ds {
 		parts = append(parts, fmt.Sprintf("%s %s: %s", d.Code, d.Name, d.Message))
@@ -119,24 +118,24 @@ func plainMessage(ds []runner.Diag) string {
 	return strings.Join(parts, "; ")
 }
 
-func worst(ds []runner.Diag) rewrite.Severity {
-	sev := rewrite.SeverityInfo
+func worst(ds []finding.Diag) finding.Severity {
+	sev := finding.SeverityInfo
 	for _, d := range ds {
 		switch {
-		case d.Severity == rewrite.SeverityError:
+		case d.Severity == finding.SeverityError:
 			return d.Severity
-		case d.Severity == rewrite.SeverityWarning:
+		case d.Severity == finding.SeverityWarning:
 			sev = d.Severity
 		}
 	}
 	return sev
 }
 
-func rdSeverity(s rewrite.Severity) string {
+func rdSeverity(s finding.Severity) string {
 	switch s {
-	case rewrite.SeverityError:
+	case finding.SeverityError:
 		return "ERROR"
-	case rewrite.SeverityWarning:
+	case finding.SeverityWarning:
 		return "WARNING"
 	}
 	return "INFO"

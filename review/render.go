@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/report"
-	"github.com/loratune/loratune-fix/runner"
 )
 
 // Request is the JSON body of GitHub's "create a review for a pull request"
@@ -56,7 +56,7 @@ func Fingerprints(body string) []string {
 	return out
 }
 
-func codesOf(ds []runner.Diag) []string {
+func codesOf(ds []finding.Diag) []string {
 	var out []string
 	for _, d := range ds {
 		out = append(out, d.Code)
@@ -66,7 +66,7 @@ func codesOf(ds []runner.Diag) []string {
 
 // headline is one markdown line per finding: code with its doc link, name,
 // severity and message.
-func headline(d runner.Diag) string {
+func headline(d finding.Diag) string {
 	return fmt.Sprintf("**[%s](%s) %s** (%s): %s", d.Code, report.RuleURL(d.Code), d.Name, d.Severity, d.Message)
 }
 
@@ -164,7 +164,7 @@ func (r *Review) Comments() []PendingComment {
 	return out
 }
 
-func noFixReason(d runner.Diag) string {
+func noFixReason(d finding.Diag) string {
 	if d.Fix != nil {
 		return fmt.Sprintf("Its fix (%s) is marked unsafe: look at it with `loratune-fix fix --unsafe-fixes`.", d.Fix.Message)
 	}

@@ -8,8 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/loratune/loratune-fix/rewrite"
-	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/udiff"
 )
 
@@ -41,7 +40,7 @@ type File struct {
 type Group struct {
 	Path     string
 	Notebook bool
-	Findings []runner.Diag // empty for a change of a later fix pass
+	Findings []finding.Diag // empty for a change of a later fix pass
 	Changes  []Change
 	// Inside: every change lies on lines the pull request added or modified,
 	// so each can be a suggestion on its own lines.
@@ -55,13 +54,13 @@ type Group struct {
 // line of the body otherwise.
 type Note struct {
 	Path   string
-	Diag   runner.Diag
+	Diag   finding.Diag
 	Inside bool
 	Text   string // the source the finding covers, for its fingerprint
 }
 
 // Line is where a note's comment goes (the finding's first line).
-func (n Note) Line() int { return n.Diag.Begin.Line }
+func (n Note) Line() int { return n.Diag.StartPos.Line }
 
 // Build reviews one processed file: f must come from runner.Process with
 // Fix set, so that f.After is what `fix --write` writes; unsafeFixes says
@@ -74,14 +73,14 @@ func (n Note) Line() int { return n.Diag.Begin.Line }
 // edits are in its cells' sources), the changes come from a line diff of
 // f.Before and f.After instead, so applying them always gives what `fix
 // --write` gives.
-func Build(f *runner.File, fd *FileDiff, unsafeFixes bool) *File {
+func Build(f *finding.FileResult, fd *FileDiff, unsafeFixes bool) *File {
 	if fd == nil {
 		fd = &FileDiff{}
 	}
 	out := &File{Path: f.Path, Notebook: strings.HasSuffix(f.Path, ".ipynb")}
 	before, after := string(f.Before), string(f.After)
-	applied := func(d runner.Diag) bool {
-		return d.Fix != nil && len(d.Fix.Edits) > 0 && (d.Fix.Applicability != rewrite.Unsafe || unsafeFixes)
+	applied := func(d finding.Diag) bool {
+		return d.Fix != nil && len(d.Fix.Edits) > 0 && (d.Fix.Applicability != finding.Unsafe || unsafeFixes)
 	}
 	var cs []Change
 	var owner map[int][]int // finding index -> changes it touches
@@ -128,7 +127,7 @@ func Build(f *runner.File, fd *FileDiff, unsafeFixes bool) *File {
 	}
 	for k, d := range f.Diags {
 		if len(owner[k]) == 0 {
-			line := d.Begin.Line
+			line := d.StartPos.Line
 			text := ""
 			if d.Cell == 0 && 0 <= d.Start && d.Start <= d.End && d.End <= len(before) {
 				text = before[d.Start:d.End]
@@ -158,7 +157,7 @@ func Build(f *runner.File, fd *FileDiff, unsafeFixes bool) *File {
 // edits that share a line. An insertion of whole lines at a line's start
 // takes the line above along, or the line below when only that one is in
 // the pull request (prefer).
-func editChanges(before string, diags []runner.Diag, applied func(runner.Diag) bool, prefer func(int) bool) ([]Change, map[int][]int) {
+func editChanges(before string, diags []finding.Diag, applied func(finding.Diag) bool, prefer func(int) bool) ([]Change, map[int][]int) {
 	starts := lineStarts(before)
 	nlines := len(starts) - 1
 	lineOf := func(off int) int { // 1-based line holding byte off
@@ -166,7 +165,7 @@ func editChanges(before string, diags []runner.Diag, applied func(runner.Diag) b
 	}
 	type piece struct {
 		from, to int // lines
-		edit     rewrite.Edit
+		edit     finding.Edit
 		finding  int
 	}
 	var pieces []piece
@@ -200,9 +199,9 @@ func editChanges(before string, diags []runner.Diag, applied func(runner.Diag) b
 			j++
 		}
 		lo, hi := byteSpan(starts, from, to)
-		var edits []rewrite.Edit
+		var edits []finding.Edit
 		for _, p := range pieces[i:j] {
-			edits = append(edits, rewrite.Edit{Start: p.edit.Start - lo, End: p.edit.End - lo, NewText: p.edit.NewText})
+			edits = append(edits, finding.Edit{Start: p.edit.Start - lo, End: p.edit.End - lo, NewText: p.edit.NewText})
 			if cis := owner[p.finding]; len(cis) == 0 || cis[len(cis)-1] != len(cs) {
 				owner[p.finding] = append(cis, len(cs))
 			}
@@ -219,7 +218,7 @@ func editChanges(before string, diags []runner.Diag, applied func(runner.Diag) b
 
 // applyEdits applies non-overlapping edits as the engine does: by start,
 // an insertion before a replacement at the same offset, ties in order.
-func applyEdits(text string, edits []rewrite.Edit) (string, bool) {
+func applyEdits(text string, edits []finding.Edit) (string, bool) {
 	sort.SliceStable(edits, func(i, j int) bool {
 		if edits[i].Start != edits[j].Start {
 			return edits[i].Start < edits[j].Start
@@ -243,7 +242,7 @@ func applyEdits(text string, edits []rewrite.Edit) (string, bool) {
 // diffOwners attributes the changes of a line diff to the findings whose
 // edits fall into them. In a notebook the edits are offsets into cells, not
 // the file: every applied fix then owns every change, one group.
-func diffOwners(before string, cs []Change, diags []runner.Diag, applied func(runner.Diag) bool, notebook bool) map[int][]int {
+func diffOwners(before string, cs []Change, diags []finding.Diag, applied func(finding.Diag) bool, notebook bool) map[int][]int {
 	starts := lineStarts(before)
 	owner := map[int][]int{}
 	for k, d := range diags {
@@ -273,7 +272,7 @@ func (c Change) suggestable() bool {
 
 // touches reports whether edit e falls into the byte range [lo, hi) of a
 // change; an insertion touches it at either end too.
-func touches(e rewrite.Edit, lo, hi int) bool {
+func touches(e finding.Edit, lo, hi int) bool {
 	if e.Start == e.End {
 		return lo <= e.Start && e.Start <= hi
 	}

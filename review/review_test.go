@@ -4,8 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loratune/loratune-fix/rewrite"
-	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/finding"
 )
 
 const script = `a = 1
@@ -25,21 +24,21 @@ func at(s string) int {
 	return i
 }
 
-func diag(code string, line int, edits ...rewrite.Edit) runner.Diag {
-	d := runner.Diag{Finding: rewrite.Finding{
-		Code: code, Name: "rule-" + code, Severity: rewrite.SeverityError, Message: "message of " + code,
-		Begin: rewrite.Position{Line: line, Column: 1}, Finish: rewrite.Position{Line: line, Column: 2},
+func diag(code string, line int, edits ...finding.Edit) finding.Diag {
+	d := finding.Diag{Finding: finding.Finding{
+		Code: code, Name: "rule-" + code, Severity: finding.SeverityError, Message: "message of " + code,
+		StartPos: finding.Position{Line: line, Column: 1}, EndPos: finding.Position{Line: line, Column: 2},
 	}}
 	if len(edits) > 0 {
-		d.Fix = &rewrite.Fix{Applicability: rewrite.Safe, Message: "fix of " + code, Edits: edits}
+		d.Fix = &finding.Fix{Applicability: finding.Safe, Message: "fix of " + code, Edits: edits}
 	}
 	return d
 }
 
 // file builds what runner.Process returns for script with these findings:
 // After is the edits applied together, as one fix pass does.
-func file(path string, diags ...runner.Diag) *runner.File {
-	var all []rewrite.Edit
+func file(path string, diags ...finding.Diag) *finding.FileResult {
+	var all []finding.Edit
 	for _, d := range diags {
 		if d.Fix != nil {
 			all = append(all, d.Fix.Edits...)
@@ -49,15 +48,15 @@ func file(path string, diags ...runner.Diag) *runner.File {
 	if !ok {
 		panic("overlapping edits")
 	}
-	return &runner.File{Path: path, Before: []byte(script), After: []byte(after), Diags: diags, Changed: after != script}
+	return &finding.FileResult{Path: path, Before: []byte(script), After: []byte(after), Diags: diags, Changed: after != script}
 }
 
 // twoPlaceFix deletes line 2 and inserts a line after line 5: one fix, two
 // places, like LTF004's pad token.
-func twoPlaceFix() runner.Diag {
+func twoPlaceFix() finding.Diag {
 	return diag("LTF004", 2,
-		rewrite.Edit{Start: at("pad = 0\n"), End: at("pad = 0\n") + len("pad = 0\n")},
-		rewrite.Edit{Start: at("d = 4"), End: at("d = 4"), NewText: "model.pad = 1\n"})
+		finding.Edit{Start: at("pad = 0\n"), End: at("pad = 0\n") + len("pad = 0\n")},
+		finding.Edit{Start: at("d = 4"), End: at("d = 4"), NewText: "model.pad = 1\n"})
 }
 
 func TestAFixInTwoPlacesBecomesTwoSuggestionsThatBelongTogether(t *testing.T) {
@@ -87,7 +86,7 @@ func TestAFixInTwoPlacesBecomesTwoSuggestionsThatBelongTogether(t *testing.T) {
 }
 
 func TestAFixPartlyOutsideTheDiffGoesWholeIntoTheBody(t *testing.T) {
-	f := file("train.py", twoPlaceFix(), diag("LTF003", 4, rewrite.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
+	f := file("train.py", twoPlaceFix(), diag("LTF003", 4, finding.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
 	fd := &FileDiff{Added: []Range{{2, 2}, {4, 4}}} // line 5 unchanged
 	rv := &Review{Files: []*File{Build(f, fd, false)}}
 	cs := rv.Comments()
@@ -116,7 +115,7 @@ func TestAFixPartlyOutsideTheDiffGoesWholeIntoTheBody(t *testing.T) {
 func TestAnInsertionTakesTheNeighbourThePullRequestChanged(t *testing.T) {
 	// Insert a whole line before line 4: the line above (3) is unchanged,
 	// the one below (4) is the pull request's: the suggestion replaces 4.
-	f := file("train.py", diag("LTF005", 4, rewrite.Edit{Start: at("c = 3"), End: at("c = 3"), NewText: "x = 0\n"}))
+	f := file("train.py", diag("LTF005", 4, finding.Edit{Start: at("c = 3"), End: at("c = 3"), NewText: "x = 0\n"}))
 	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{4, 4}}}, false)}}
 	cs := rv.Comments()
 	if len(cs) != 1 || cs[0].Line != 4 || !strings.Contains(cs[0].Body, "```suggestion\nx = 0\nc = 3\n```") {
@@ -132,8 +131,8 @@ func TestAnInsertionTakesTheNeighbourThePullRequestChanged(t *testing.T) {
 func TestFixesThatNeedSeveralPassesStillReproduceTheFixedFile(t *testing.T) {
 	// Two fixes edit the same bytes: the engine applies one per pass. The
 	// review then reads the changes off the final text.
-	f := file("train.py", diag("LTF001", 3, rewrite.Edit{Start: at("b = 2"), End: at("b = 2") + 5, NewText: "b = 20"}))
-	second := diag("LTF002", 3, rewrite.Edit{Start: at("b = 2"), End: at("b = 2") + 5, NewText: "b = 200"})
+	f := file("train.py", diag("LTF001", 3, finding.Edit{Start: at("b = 2"), End: at("b = 2") + 5, NewText: "b = 20"}))
+	second := diag("LTF002", 3, finding.Edit{Start: at("b = 2"), End: at("b = 2") + 5, NewText: "b = 200"})
 	f.Diags = append(f.Diags, second)
 	f.After = []byte(strings.Replace(script, "b = 2", "b = 20 # 200", 1))
 	b := Build(f, &FileDiff{Added: []Range{{1, 6}}}, false)
@@ -146,7 +145,7 @@ func TestFixesThatNeedSeveralPassesStillReproduceTheFixedFile(t *testing.T) {
 }
 
 func TestNotebooksGetThePatchNotASuggestion(t *testing.T) {
-	f := file("nb.ipynb", diag("LTF003", 4, rewrite.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
+	f := file("nb.ipynb", diag("LTF003", 4, finding.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
 	f.Diags[0].Cell = 2
 	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{1, 6}}}, false)}}
 	cs := rv.Comments()
@@ -172,8 +171,8 @@ func TestFindingsWithoutAFixAreCommentsOnChangedLinesAndBodyLinesElsewhere(t *te
 }
 
 func TestUnsafeFixesAreOfferedOnlyWhenApplied(t *testing.T) {
-	d := diag("LTF001", 3, rewrite.Edit{Start: at("b = 2"), End: at("b = 2") + 5, NewText: "b = 20"})
-	d.Fix.Applicability = rewrite.Unsafe
+	d := diag("LTF001", 3, finding.Edit{Start: at("b = 2"), End: at("b = 2") + 5, NewText: "b = 20"})
+	d.Fix.Applicability = finding.Unsafe
 	f := file("train.py", d)
 	f.After = f.Before // fix without --unsafe-fixes leaves it
 	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{3, 3}}}, false)}}
@@ -205,8 +204,8 @@ func TestFingerprintsRoundTripThroughABody(t *testing.T) {
 
 func TestAChangeOfTheFinalNewlineIsAPatchNotASuggestion(t *testing.T) {
 	before := "a = 1" // no final newline
-	d := diag("LTF005", 1, rewrite.Edit{Start: 5, End: 5, NewText: "\nb = 2\n"})
-	f := &runner.File{Path: "x.py", Before: []byte(before), After: []byte("a = 1\nb = 2\n"), Diags: []runner.Diag{d}, Changed: true}
+	d := diag("LTF005", 1, finding.Edit{Start: 5, End: 5, NewText: "\nb = 2\n"})
+	f := &finding.FileResult{Path: "x.py", Before: []byte(before), After: []byte("a = 1\nb = 2\n"), Diags: []finding.Diag{d}, Changed: true}
 	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{1, 1}}}, false)}}
 	if cs := rv.Comments(); len(cs) != 0 {
 		t.Errorf("a suggestion cannot add the final newline, got %+v", cs)
@@ -215,8 +214,8 @@ func TestAChangeOfTheFinalNewlineIsAPatchNotASuggestion(t *testing.T) {
 		t.Errorf("want the patch in the body, got %+v", items)
 	}
 	// Keeping the missing newline is fine for a suggestion.
-	d = diag("LTF005", 1, rewrite.Edit{Start: 4, End: 5, NewText: "2"})
-	f = &runner.File{Path: "x.py", Before: []byte(before), After: []byte("a = 2"), Diags: []runner.Diag{d}, Changed: true}
+	d = diag("LTF005", 1, finding.Edit{Start: 4, End: 5, NewText: "2"})
+	f = &finding.FileResult{Path: "x.py", Before: []byte(before), After: []byte("a = 2"), Diags: []finding.Diag{d}, Changed: true}
 	rv = &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{1, 1}}}, false)}}
 	if cs := rv.Comments(); len(cs) != 1 || !strings.Contains(cs[0].Body, "```suggestion\na = 2\n```") {
 		t.Errorf("want a suggestion a = 2, got %+v", cs)

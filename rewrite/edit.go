@@ -11,7 +11,7 @@ import (
 // different keys: those are rendered together). Two pure insertions at the
 // same offset do not conflict; they keep rule order.
 func conflicts(a, b *Fix) bool {
-	if a.Claim != "" && a.Claim == b.Claim && (a.add == nil || b.add == nil || a.add.key == b.add.key) {
+	if a.Claim != "" && a.Claim == b.Claim && (a.Adds == nil || b.Adds == nil || a.Adds.Key() == b.Adds.Key()) {
 		return true
 	}
 	for _, x := range a.Edits {
@@ -62,4 +62,13 @@ func applyEdits(text []byte, edits []Edit) ([]byte, error) {
 		last = e.End
 	}
 	return append(out, text[last:]...), nil
+}
+
+// Key is the keyword or dict key the added item sets (Fix.Adds).
+func (a *listAdd) Key() string { return a.key }
+
+// additionOf is the list addition fx makes, or nil.
+func additionOf(fx *Fix) *listAdd {
+	a, _ := fx.Adds.(*listAdd)
+	return a
 }

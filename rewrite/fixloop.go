@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // maxPasses bounds the fix loop; fixes that keep producing fixes are a bug.
@@ -38,7 +40,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || skip[fixKey(fd)] {
 				continue
 			}
-			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || TouchesFrozen(fd.Fix, frozen) {
+			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || finding.TouchesFrozen(fd.Fix, frozen) {
 				continue
 			}
 			ok := true
@@ -105,13 +107,13 @@ func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 func mergedEdits(chosen []*Finding) []Edit {
 	items := map[string][]string{} // claim -> the items added, in order
 	for _, c := range chosen {
-		if a := c.Fix.add; a != nil {
+		if a := additionOf(c.Fix); a != nil {
 			items[a.claim] = append(items[a.claim], a.item)
 		}
 	}
 	var all []Edit
 	for _, c := range chosen {
-		a := c.Fix.add
+		a := additionOf(c.Fix)
 		if a == nil || len(items[a.claim]) == 1 {
 			all = append(all, c.Fix.Edits...)
 			continue

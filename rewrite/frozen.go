@@ -1,28 +1,5 @@
 package rewrite
 
-// Span is a byte range [Start, End) of a text.
-type Span struct{ Start, End int }
-
-// TouchesFrozen reports whether an edit of fx replaces bytes of a frozen
-// span or inserts strictly inside one. Inserting at a span's edge is fine.
-func TouchesFrozen(fx *Fix, frozen []Span) bool {
-	if fx == nil {
-		return false
-	}
-	for _, e := range fx.Edits {
-		for _, s := range frozen {
-			if e.Start == e.End {
-				if s.Start < e.Start && e.Start < s.End {
-					return true
-				}
-			} else if e.Start < s.End && s.Start < e.End {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // shiftSpans moves frozen spans past the applied edits, which never touch
 // them: an insertion at a span's start goes before it, one at its end after.
 func shiftSpans(frozen []Span, edits []Edit) []Span {
@@ -37,7 +14,7 @@ func shiftSpans(frozen []Span, edits []Edit) []Span {
 				delta += len(e.NewText) - (e.End - e.Start)
 			}
 		}
-		out[i] = Span{s.Start + delta, s.End + delta}
+		out[i] = Span{Start: s.Start + delta, End: s.End + delta}
 	}
 	return out
 }

@@ -229,11 +229,11 @@ func checkFindingsInside(t *testing.T, text []byte, findings []rewrite.Finding) 
 		if fd.Start < 0 || fd.Start > fd.End || fd.End > len(text) {
 			t.Fatalf("%s: offsets %d..%d outside a %d-byte file", fd.Code, fd.Start, fd.End, len(text))
 		}
-		if !posOK(fd.Begin) || !posOK(fd.Finish) {
-			t.Fatalf("%s: position %v..%v outside the file (%d lines)", fd.Code, fd.Begin, fd.Finish, len(lines))
+		if !posOK(fd.StartPos) || !posOK(fd.EndPos) {
+			t.Fatalf("%s: position %v..%v outside the file (%d lines)", fd.Code, fd.StartPos, fd.EndPos, len(lines))
 		}
-		if fd.Finish.Line < fd.Begin.Line || fd.Finish.Line == fd.Begin.Line && fd.Finish.Column < fd.Begin.Column {
-			t.Fatalf("%s: range ends before it begins: %v..%v", fd.Code, fd.Begin, fd.Finish)
+		if fd.EndPos.Line < fd.StartPos.Line || fd.EndPos.Line == fd.StartPos.Line && fd.EndPos.Column < fd.StartPos.Column {
+			t.Fatalf("%s: range ends before it begins: %v..%v", fd.Code, fd.StartPos, fd.EndPos)
 		}
 		if fd.Fix == nil {
 			continue

@@ -64,8 +64,8 @@ func TestVeryLongLine(t *testing.T) {
 		t.Fatalf("the load on the long line was not fixed (%d findings)", len(res.Findings))
 	}
 	for _, fd := range res.Findings {
-		if fd.Begin.Line == 3 && fd.Begin.Column < 40000*5 {
-			t.Errorf("%s at column %d: want a column past the list (characters, not bytes)", fd.Code, fd.Begin.Column)
+		if fd.StartPos.Line == 3 && fd.StartPos.Column < 40000*5 {
+			t.Errorf("%s at column %d: want a column past the list (characters, not bytes)", fd.Code, fd.StartPos.Column)
 		}
 	}
 	if err := rewrite.Parses(res.Output); err != nil {

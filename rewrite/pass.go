@@ -50,8 +50,8 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) (_ []Findi
 	}
 	findings = suppress(src, root, findings)
 	for i := range findings {
-		findings[i].Begin = src.Position(findings[i].Start)
-		findings[i].Finish = src.Position(findings[i].End)
+		findings[i].StartPos = src.Position(findings[i].Start)
+		findings[i].EndPos = src.Position(findings[i].End)
 	}
 	sortFindings(findings)
 	return dedupe(findings), tree, nil

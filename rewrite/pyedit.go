@@ -121,7 +121,7 @@ func (a *listAdd) render(items []string) []Edit {
 // import it needs). It claims the list, and shares it with other
 // additions to the same list only.
 func addingFix(message string, add *listAdd, more ...Edit) *Fix {
-	return &Fix{Message: message, Edits: append(append([]Edit(nil), add.edits...), more...), Claim: add.claim, add: add}
+	return &Fix{Message: message, Edits: append(append([]Edit(nil), add.edits...), more...), Claim: add.claim, Adds: add}
 }
 
 // commaAfter is the "," token after n inside args (comments skipped), or

@@ -109,12 +109,6 @@ func detectIndentUnit(text []byte) string {
 	return string(bytes.Repeat([]byte(" "), smallest))
 }
 
-// Position is a 1-based line and a 1-based column counted in characters.
-type Position struct {
-	Line   int `json:"line"`
-	Column int `json:"column"`
-}
-
 // Position converts a byte offset.
 func (s *Source) Position(offset int) Position {
 	if offset > len(s.Text) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/internal/corpus"
 	"github.com/loratune/loratune-fix/rewrite"
 )
@@ -71,7 +72,7 @@ func BenchmarkTree(b *testing.B) {
 	b.SetBytes(bytes)
 	for b.Loop() {
 		n := 0
-		RunSeq(context.Background(), opts, Walk([]string{dir}, WalkOptions{}), func(f *File) { n++ })
+		RunSeq(context.Background(), opts, Walk([]string{dir}, WalkOptions{}), func(f *finding.FileResult) { n++ })
 		if n != 2000 {
 			b.Fatalf("%d files", n)
 		}

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 func TestWalkSymlinksAndSpecialFiles(t *testing.T) {
@@ -45,7 +47,7 @@ func TestProcessPathRefusesFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan *File)
+	done := make(chan *finding.FileResult)
 	go func() { done <- ProcessPath(&Options{}, fifo) }()
 	select {
 	case f := <-done:

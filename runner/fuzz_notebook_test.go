@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
@@ -52,8 +53,8 @@ func FuzzNotebook(f *testing.F) {
 
 // processWithin fails the test if Process has not returned after a bound
 // that only catches hangs.
-func processWithin(t *testing.T, opts *runner.Options, data []byte) *runner.File {
-	done := make(chan *runner.File, 1)
+func processWithin(t *testing.T, opts *runner.Options, data []byte) *finding.FileResult {
+	done := make(chan *finding.FileResult, 1)
 	go func() { done <- runner.Process(opts, "fuzz.ipynb", data) }()
 	select {
 	case f := <-done:
@@ -145,7 +146,7 @@ func checkNotebook(t *testing.T, opts *runner.Options, data []byte) {
 				t.Fatalf("%s in cell %d of %d", d.Code, d.Cell, len(before))
 			}
 			lines := strings.Split(before[d.Cell-1], "\n")
-			for _, p := range []rewrite.Position{d.Begin, d.Finish} {
+			for _, p := range []finding.Position{d.StartPos, d.EndPos} {
 				if p.Line < 1 || p.Line > len(lines) || p.Column < 1 || p.Column > utf8.RuneCountInString(lines[p.Line-1])+1 {
 					t.Fatalf("%s at %d:%d outside cell %d (%d lines)", d.Code, p.Line, p.Column, d.Cell, len(lines))
 				}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
@@ -58,7 +59,7 @@ func TestManyLines(t *testing.T) {
 	}
 	last := 0
 	for _, d := range f.Diags {
-		last = max(last, d.Begin.Line)
+		last = max(last, d.StartPos.Line)
 	}
 	if last != 200000 {
 		t.Errorf("last finding on line %d, want 200000", last)
@@ -94,8 +95,8 @@ func TestNonTextFilesReported(t *testing.T) {
 	good := filepath.Join(dir, "good.py")
 	writeFile(t, good, script, 0o644)
 	paths = append(paths, good)
-	got := map[string]*runner.File{}
-	runner.Run(t.Context(), options(t, true), paths, func(f *runner.File) { got[filepath.Base(f.Path)] = f })
+	got := map[string]*finding.FileResult{}
+	runner.Run(t.Context(), options(t, true), paths, func(f *finding.FileResult) { got[filepath.Base(f.Path)] = f })
 	for name, c := range files {
 		f := got[name]
 		if !errors.Is(f.Err, c.want) {
@@ -139,7 +140,7 @@ func TestFIFOAndDeviceNeverBlock(t *testing.T) {
 		t.Errorf("walk listed %v, want only train.py", found)
 	}
 	for _, p := range []string{fifo, os.DevNull} {
-		var f *runner.File
+		var f *finding.FileResult
 		within(t, "ProcessPath "+p, func() { f = runner.ProcessPath(options(t, true), p) })
 		if f.Err == nil || !strings.Contains(f.Err.Error(), "not a regular file") {
 			t.Errorf("%s: want a not-a-regular-file message, got %v", p, f.Err)
@@ -253,7 +254,7 @@ func TestUnreadable(t *testing.T) {
 		t.Errorf("want one error naming the locked folder, got %v", errs)
 	}
 	var bad, good int
-	runner.Run(t.Context(), options(t, true), found, func(f *runner.File) {
+	runner.Run(t.Context(), options(t, true), found, func(f *finding.FileResult) {
 		if f.Err != nil {
 			bad++
 			if !strings.Contains(f.Err.Error(), "secret.py") {
@@ -280,7 +281,7 @@ func TestAwkwardNames(t *testing.T) {
 	if len(errs) > 0 || len(found) != len(names) {
 		t.Fatalf("listed %q (errors %v)", found, errs)
 	}
-	runner.Run(t.Context(), options(t, true), found, func(f *runner.File) {
+	runner.Run(t.Context(), options(t, true), found, func(f *finding.FileResult) {
 		if f.Err != nil || !f.Written {
 			t.Errorf("%q: err %v written %v", f.Path, f.Err, f.Written)
 		}

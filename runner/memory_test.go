@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/runner"
 )
 
@@ -46,7 +47,7 @@ func TestMemoryFlatOverManyFiles(t *testing.T) {
 	opts := options(t, false)
 	var heap, rss []uint64
 	count := 0
-	runner.Run(t.Context(), opts, files, func(f *runner.File) {
+	runner.Run(t.Context(), opts, files, func(f *finding.FileResult) {
 		if f.Err != nil {
 			t.Errorf("%s: %v", f.Path, f.Err)
 		}

@@ -8,23 +8,18 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/notebook"
 	"github.com/loratune/loratune-fix/pins"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/version"
 )
 
-// CellChange is one notebook cell whose source the fix changed.
-type CellChange struct {
-	Cell          int // 1-based index among all cells
-	Before, After string
-}
-
 // processNotebook runs the engine over the code cells of a notebook, joined
 // into one Python source, and writes the fixed cell sources back into the
 // JSON text in place. Findings carry their cell; positions and fix edits
 // are within the cell's source.
-func processNotebook(opts *Options, f *File) {
+func processNotebook(opts *Options, f *finding.FileResult) {
 	nb, err := notebook.Parse(f.Before)
 	if err != nil {
 		f.Err = &FileError{f.Path, err}
@@ -81,7 +76,7 @@ func processNotebook(opts *Options, f *File) {
 			f.Changed = !bytes.Equal(f.After, f.Before)
 			for _, c := range nb.Cells {
 				if src, ok := sources[c.Index]; ok {
-					f.Cells = append(f.Cells, CellChange{Cell: c.Index, Before: c.Source, After: src})
+					f.Cells = append(f.Cells, finding.CellChange{Cell: c.Index, Before: c.Source, After: src})
 				}
 			}
 		}
@@ -93,7 +88,7 @@ func processNotebook(opts *Options, f *File) {
 // its own (the notebook writes its training script and runs it with
 // !python), adding its findings and fixed source. ran says whether any
 // was parsed; ok is false when it set f.Err.
-func scriptCells(opts *Options, f *File, nb *notebook.Notebook, sources map[int]string) (ran, ok bool) {
+func scriptCells(opts *Options, f *finding.FileResult, nb *notebook.Notebook, sources map[int]string) (ran, ok bool) {
 	for _, c := range nb.Code() {
 		body, header, name, isScript := notebook.ScriptCell(c)
 		if !isScript || !opts.Engine.MayMatch([]byte(body)) {
@@ -118,8 +113,8 @@ func scriptCells(opts *Options, f *File, nb *notebook.Notebook, sources map[int]
 		src := rewrite.NewSource([]byte(c.Source))
 		for _, fd := range res.Findings {
 			fd = shiftFinding(fd, header)
-			fd.Begin, fd.Finish = src.Position(fd.Start), src.Position(fd.End)
-			f.Diags = append(f.Diags, Diag{Finding: fd, Cell: c.Index})
+			fd.StartPos, fd.EndPos = src.Position(fd.Start), src.Position(fd.End)
+			f.Diags = append(f.Diags, finding.Diag{Finding: fd, Cell: c.Index})
 		}
 		f.Dropped = append(f.Dropped, res.Dropped...)
 		if opts.Fix && res.Changed {
@@ -130,7 +125,7 @@ func scriptCells(opts *Options, f *File, nb *notebook.Notebook, sources map[int]
 }
 
 // sortDiags orders a notebook's findings by cell, then position.
-func sortDiags(ds []Diag) {
+func sortDiags(ds []finding.Diag) {
 	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].Cell != ds[j].Cell {
 			return ds[i].Cell < ds[j].Cell
@@ -142,9 +137,9 @@ func sortDiags(ds []Diag) {
 // notebookDiags moves findings from the virtual source into their cells.
 // A fix that would touch a magic line or span two cells is not applied
 // (FixFrozen refuses it); its finding is kept without the fix.
-func notebookDiags(v *notebook.Virtual, findings []rewrite.Finding) []Diag {
+func notebookDiags(v *notebook.Virtual, findings []finding.Finding) []finding.Diag {
 	sources := map[*notebook.Cell]*rewrite.Source{}
-	pos := func(c *notebook.Cell, at int) rewrite.Position {
+	pos := func(c *notebook.Cell, at int) finding.Position {
 		s, ok := sources[c]
 		if !ok {
 			s = rewrite.NewSource([]byte(c.Source))
@@ -152,7 +147,7 @@ func notebookDiags(v *notebook.Virtual, findings []rewrite.Finding) []Diag {
 		}
 		return s.Position(at)
 	}
-	var out []Diag
+	var out []finding.Diag
 	for _, fd := range findings {
 		cell, start, ok := v.Locate(fd.Start)
 		if !ok {
@@ -163,7 +158,7 @@ func notebookDiags(v *notebook.Virtual, findings []rewrite.Finding) []Diag {
 			end = e
 		}
 		fd.Start, fd.End = start, end
-		fd.Begin, fd.Finish = pos(cell, start), pos(cell, end)
+		fd.StartPos, fd.EndPos = pos(cell, start), pos(cell, end)
 		if fd.Fix != nil {
 			if c, edits, ok := v.MapFix(fd.Fix); ok && c == cell {
 				fx := *fd.Fix
@@ -174,7 +169,7 @@ func notebookDiags(v *notebook.Virtual, findings []rewrite.Finding) []Diag {
 				fd.Fix = nil
 			}
 		}
-		out = append(out, Diag{Finding: fd, Cell: cell.Index})
+		out = append(out, finding.Diag{Finding: fd, Cell: cell.Index})
 	}
 	return out
 }

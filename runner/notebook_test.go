@@ -40,8 +40,8 @@ func TestNotebookFindingsAreInCellTerms(t *testing.T) {
 		}
 		src := nb.Cells[d.Cell-1].Source
 		if d.Code == "LTF003" {
-			if d.Cell != 5 || src[d.Start:d.End] != `"auto"` || d.Begin.Line != 4 {
-				t.Errorf("LTF003 at cell %d %d:%d covers %q", d.Cell, d.Begin.Line, d.Begin.Column, src[d.Start:d.End])
+			if d.Cell != 5 || src[d.Start:d.End] != `"auto"` || d.StartPos.Line != 4 {
+				t.Errorf("LTF003 at cell %d %d:%d covers %q", d.Cell, d.StartPos.Line, d.StartPos.Column, src[d.Start:d.End])
 			}
 		}
 		if d.Fix == nil || len(d.Fix.Edits) != 1 || strings.Contains(d.Fix.Edits[0].NewText, "\n") {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/internal/corpus"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/version"
@@ -28,7 +29,7 @@ func TestRunGeneratedTree(t *testing.T) {
 	opts := &Options{Engine: eng, Fix: true, Jobs: 2}
 	var last string
 	changed, skipped, n := 0, 0, 0
-	RunSeq(context.Background(), opts, Walk([]string{dir}, WalkOptions{}), func(f *File) {
+	RunSeq(context.Background(), opts, Walk([]string{dir}, WalkOptions{}), func(f *finding.FileResult) {
 		n++
 		if f.Err != nil {
 			t.Errorf("%v", f.Err)
@@ -74,7 +75,7 @@ func TestReadBufferReuseKeepsEachFilesBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	i, parsed := 0, 0
-	Run(context.Background(), &Options{Engine: eng, Fix: true, Jobs: 1}, paths, func(f *File) {
+	Run(context.Background(), &Options{Engine: eng, Fix: true, Jobs: 1}, paths, func(f *finding.FileResult) {
 		if f.Path != paths[i] {
 			t.Fatalf("file %d is %s, want %s", i, f.Path, paths[i])
 		}
@@ -135,7 +136,7 @@ func TestInterruptedRunEmitsAPrefix(t *testing.T) {
 		return nil
 	}}
 	var got []string
-	Run(ctx, opts, paths, func(f *File) { got = append(got, f.Path) })
+	Run(ctx, opts, paths, func(f *finding.FileResult) { got = append(got, f.Path) })
 	if len(got) == 0 || len(got) == len(paths) {
 		t.Fatalf("%d files emitted; want an interrupted run", len(got))
 	}

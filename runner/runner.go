@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/version"
 )
@@ -44,43 +45,17 @@ type Options struct {
 	parseGate *byteGate
 }
 
-// Diag is a finding located in a file (and, for notebooks, a cell).
-type Diag struct {
-	rewrite.Finding
-	// Cell is the 1-based index of the notebook cell among all cells, 0 for
-	// a Python file.
-	Cell int
-}
-
-// File is the outcome for one file.
-type File struct {
-	Path     string
-	Diags    []Diag
-	Before   []byte
-	After    []byte // equal to Before when nothing changed or not fixing
-	Changed  bool
-	Written  bool
-	Skipped  bool // no trigger word: not parsed
-	Dropped  []string
-	Versions version.Versions
-	// Cells are the notebook cells whose source changed (notebooks only).
-	Cells []CellChange
-	// Err is a problem with this file alone (unreadable, binary, syntax
-	// error, too large); the others go on.
-	Err error
-}
-
 // FileError names the file in a one-line message.
 type FileError struct {
 	Path string
 	Err  error
 }
 
-func (e *FileError) Error() string { return DisplayPath(e.Path) + ": " + e.Err.Error() }
+func (e *FileError) Error() string { return finding.DisplayPath(e.Path) + ": " + e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
 
 // Process runs the engine over one file's bytes. It never writes.
-func Process(opts *Options, path string, data []byte) *File {
+func Process(opts *Options, path string, data []byte) *finding.FileResult {
 	if opts.EngineFor != nil {
 		if e := opts.EngineFor(path); e != nil {
 			o := *opts
@@ -88,7 +63,7 @@ func Process(opts *Options, path string, data []byte) *File {
 			opts = &o
 		}
 	}
-	f := &File{Path: path, Before: data, After: data}
+	f := &finding.FileResult{Path: path, Before: data, After: data}
 	if !opts.Engine.MayMatch(data) && !strings.HasSuffix(path, ".ipynb") {
 		// A file without a NUL or invalid UTF-8 still deserves the check:
 		// binary files are reported, not silently skipped.
@@ -129,7 +104,7 @@ func Process(opts *Options, path string, data []byte) *File {
 		shift = 3 // the engine worked on the text after the byte order mark
 	}
 	for _, fd := range res.Findings {
-		f.Diags = append(f.Diags, Diag{Finding: shiftFinding(fd, shift)})
+		f.Diags = append(f.Diags, finding.Diag{Finding: shiftFinding(fd, shift)})
 	}
 	f.Dropped = res.Dropped
 	if opts.Fix {
@@ -139,7 +114,7 @@ func Process(opts *Options, path string, data []byte) *File {
 }
 
 // ProcessPath reads, processes and (with Write) writes one file.
-func ProcessPath(opts *Options, path string) *File {
+func ProcessPath(opts *Options, path string) *finding.FileResult {
 	return processPath(opts, path, nil)
 }
 
@@ -149,7 +124,7 @@ const maxScratch = 1 << 20
 // processPath is ProcessPath reading into *scratch, a worker's buffer: a
 // prefilter miss (most files of a tree) then costs no allocation. A file
 // that is parsed keeps the bytes, and the worker takes a new buffer.
-func processPath(opts *Options, path string, scratch *[]byte) *File {
+func processPath(opts *Options, path string, scratch *[]byte) *finding.FileResult {
 	limit := opts.MaxFileSize
 	if limit == 0 {
 		limit = DefaultMaxFileSize
@@ -160,13 +135,13 @@ func processPath(opts *Options, path string, scratch *[]byte) *File {
 	}
 	data, info, err := readSource(path, limit, buf)
 	if err != nil {
-		return &File{Path: path, Err: &FileError{path, err}}
+		return &finding.FileResult{Path: path, Err: &FileError{path, err}}
 	}
 	f := Process(opts, path, data)
 	if scratch != nil {
 		switch {
 		case !f.Skipped:
-			*scratch = nil // the File holds data now
+			*scratch = nil // the finding.FileResult holds data now
 		case cap(data) <= maxScratch:
 			*scratch = data[:0]
 		}
@@ -195,7 +170,7 @@ func unwrapPathError(err error) error {
 // Run processes files with a pool of workers and calls emit once per file,
 // in the order of files. It stops early when ctx is cancelled; a file being
 // written is then finished, never left half-written.
-func Run(ctx context.Context, opts *Options, files []string, emit func(*File)) {
+func Run(ctx context.Context, opts *Options, files []string, emit func(*finding.FileResult)) {
 	RunSeq(ctx, opts, func(yield func(string, error) bool) {
 		for _, p := range files {
 			if !yield(p, nil) {
@@ -206,11 +181,11 @@ func Run(ctx context.Context, opts *Options, files []string, emit func(*File)) {
 }
 
 // RunSeq is Run over a stream of paths, such as Walk yields: a path that
-// comes with an error is emitted as a File with that error, in its place.
+// comes with an error is emitted as a finding.FileResult with that error, in its place.
 // Memory is bounded by the files in flight (a window of two batches, up
 // to 64 files, per worker), never by the number of files. For a check
-// (not Fix) run the bytes are dropped from each File once emit returns.
-func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*File)) {
+// (not Fix) run the bytes are dropped from each finding.FileResult once emit returns.
+func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*finding.FileResult)) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -226,7 +201,7 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 	const maxBatch = 32
 	type batch struct {
 		paths []string
-		files []*File // an error from the walk is in its place already
+		files []*finding.FileResult // an error from the walk is in its place already
 		done  chan struct{}
 	}
 	// Results leave in path order, so a slow batch holds back the ones
@@ -275,9 +250,9 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			if ctx.Err() != nil {
 				return
 			}
-			var f *File
+			var f *finding.FileResult
 			if err != nil {
-				f = &File{Path: p, Err: err}
+				f = &finding.FileResult{Path: p, Err: err}
 			}
 			b.paths = append(b.paths, p)
 			b.files = append(b.files, f)
@@ -308,7 +283,7 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 }
 
 // shiftFinding moves a finding's byte offsets by n.
-func shiftFinding(fd rewrite.Finding, n int) rewrite.Finding {
+func shiftFinding(fd finding.Finding, n int) finding.Finding {
 	if n == 0 {
 		return fd
 	}
@@ -316,9 +291,9 @@ func shiftFinding(fd rewrite.Finding, n int) rewrite.Finding {
 	fd.End += n
 	if fd.Fix != nil {
 		fx := *fd.Fix
-		fx.Edits = make([]rewrite.Edit, len(fd.Fix.Edits))
+		fx.Edits = make([]finding.Edit, len(fd.Fix.Edits))
 		for i, e := range fd.Fix.Edits {
-			fx.Edits[i] = rewrite.Edit{Start: e.Start + n, End: e.End + n, NewText: e.NewText}
+			fx.Edits[i] = finding.Edit{Start: e.Start + n, End: e.End + n, NewText: e.NewText}
 		}
 		fd.Fix = &fx
 	}

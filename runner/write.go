@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // ErrChanged means the file changed on disk after it was read.
@@ -57,7 +59,7 @@ func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".loratune-*")
 	if err != nil {
-		return fmt.Errorf("cannot write in the folder %s: %w", DisplayPath(filepath.Clean(dir)), unwrapPathError(err))
+		return fmt.Errorf("cannot write in the folder %s: %w", finding.DisplayPath(filepath.Clean(dir)), unwrapPathError(err))
 	}
 	name := tmp.Name()
 	fail := func(err error) error {

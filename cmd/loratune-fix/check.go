@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/report"
-	"github.com/loratune/loratune-fix/runner"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -35,7 +35,7 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 			var js report.JSONArray
 			sarif := report.NewSARIF(opts.Engine.Rules())
 			total, fixable := 0, 0
-			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
+			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *finding.FileResult) {
 				total += len(f.Diags)
 				for _, d := range f.Diags {
 					if d.Fix != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/pins"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
@@ -97,7 +98,7 @@ func (r *ruleFlags) options(fix, write bool) (*runner.Options, error) {
 
 // each runs opts over paths ("-" is stdin) and calls emit per file in path
 // order. It returns the number of files with errors (already printed).
-func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, stderr io.Writer, emit func(*runner.File)) int {
+func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, stderr io.Writer, emit func(*finding.FileResult)) int {
 	errs := 0
 	var files []string
 	for _, p := range paths {
@@ -110,9 +111,9 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		if name == "" {
 			name = "-"
 		}
-		var f *runner.File
+		var f *finding.FileResult
 		if err != nil {
-			f = &runner.File{Path: name, Err: &runner.FileError{Path: name, Err: err}}
+			f = &finding.FileResult{Path: name, Err: &runner.FileError{Path: name, Err: err}}
 		} else {
 			f = runner.Process(opts, name, data)
 		}
@@ -135,7 +136,7 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		return n
 	})
 	defer prog.finish()
-	runner.RunSeq(cmdContext(), opts, runner.Walk(files, wo), func(f *runner.File) {
+	runner.RunSeq(cmdContext(), opts, runner.Walk(files, wo), func(f *finding.FileResult) {
 		if f.Err != nil || len(f.Dropped) > 0 || f.Written {
 			prog.clear() // a line for stderr follows
 		}
@@ -144,7 +145,7 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 			errs++
 		}
 		for _, d := range f.Dropped {
-			fmt.Fprintf(stderr, "error: %s: %s\n", runner.DisplayPath(f.Path), d)
+			fmt.Fprintf(stderr, "error: %s: %s\n", finding.DisplayPath(f.Path), d)
 		}
 		prog.step(len(f.Diags))
 		emit(f)

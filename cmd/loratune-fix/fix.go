@@ -6,9 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/report"
-	"github.com/loratune/loratune-fix/rewrite"
-	"github.com/loratune/loratune-fix/runner"
 	"github.com/loratune/loratune-fix/udiff"
 )
 
@@ -39,7 +38,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var js report.JSONArray
 			changed, fixes, unfixed, hidden := 0, 0, 0, 0
-			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *runner.File) {
+			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *finding.FileResult) {
 				if format == "jsonl" {
 					report.JSONLine(out, f)
 				}
@@ -53,7 +52,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 					switch {
 					case d.Fix == nil:
 						unfixed++
-					case d.Fix.Applicability == rewrite.Unsafe && !rf.unsafeFixes:
+					case d.Fix.Applicability == finding.Unsafe && !rf.unsafeFixes:
 						hidden++
 					default:
 						fixes++
@@ -70,7 +69,7 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 					out.Write(f.After)
 				case write:
 					if f.Written {
-						fmt.Fprintf(stderr, "fixed %s\n", runner.DisplayPath(f.Path))
+						fmt.Fprintf(stderr, "fixed %s\n", finding.DisplayPath(f.Path))
 					}
 				default:
 					fmt.Fprint(out, fileDiff(f, pal))
@@ -122,7 +121,7 @@ func summary(w interface{ Write([]byte) (int, error) }, changed, fixes, unfixed,
 // fileDiff is the unified diff of a file; a notebook gets one diff per
 // changed cell, named "path:cell N", showing the cell's Python source rather
 // than its JSON encoding (--write applies it to the JSON).
-func fileDiff(f *runner.File, pal udiff.Palette) string {
+func fileDiff(f *finding.FileResult, pal udiff.Palette) string {
 	if len(f.Cells) == 0 {
 		return udiff.Unified(f.Path, string(f.Before), string(f.After), pal)
 	}

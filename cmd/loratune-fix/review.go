@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/report"
 	"github.com/loratune/loratune-fix/review"
 	"github.com/loratune/loratune-fix/runner"
@@ -106,7 +107,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			rv := &review.Review{CommitID: commit}
 			sarif := report.NewSARIF(opts.Engine.Rules())
 			errs, total := 0, 0
-			runner.Run(ctx, opts, full, func(f *runner.File) {
+			runner.Run(ctx, opts, full, func(f *finding.FileResult) {
 				rel := relOf[f.Path]
 				f.Path = rel
 				if f.Err != nil {

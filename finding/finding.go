@@ -1,0 +1,105 @@
+// Package finding holds what the engine reports and what the output formats
+// render: findings with their severities and fixes, byte-range edits,
+// positions, and the outcome of one file. It imports nothing of the
+// project and no cgo, so that report, review, pins and config depend on
+// these values, not on the engine that produces them.
+package finding
+
+import "fmt"
+
+// Severity orders findings: an error breaks training, a warning may, an info
+// is advice.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Applicability says whether a fix is applied by default. An unsafe fix is
+// one a careful expert would look at first; it is applied only on request.
+type Applicability string
+
+const (
+	Safe   Applicability = "safe"
+	Unsafe Applicability = "unsafe"
+)
+
+// Position is a 1-based line and a 1-based column counted in characters.
+type Position struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Edit replaces Text[Start:End] with NewText. Offsets are bytes.
+type Edit struct {
+	Start   int    `json:"start_byte"`
+	End     int    `json:"end_byte"`
+	NewText string `json:"new_text"`
+}
+
+// Span is a byte range [Start, End) of a text.
+type Span struct{ Start, End int }
+
+// Fix is a set of edits that must be applied together.
+type Fix struct {
+	Applicability Applicability `json:"applicability"`
+	Message       string        `json:"message"`
+	Edits         []Edit        `json:"edits"`
+	// Claim names a place that two fixes must not change in the same pass
+	// even when their edits do not overlap, such as the argument list that
+	// both add a keyword to (each would add its own comma).
+	Claim string `json:"-"`
+	// Adds, set by the engine, is the item this fix adds to the claimed
+	// list: fixes that each add an item to one list, under different keys,
+	// are applied together, rendered as one addition. Nil otherwise.
+	Adds ListItem `json:"-"`
+}
+
+// ListItem is an item a fix adds to a list; Key is the keyword or dict key
+// it sets (two additions of one key conflict).
+type ListItem interface{ Key() string }
+
+// Finding is one diagnostic of one rule. Start and End are byte offsets in
+// the source the rule ran on, as an Edit's are; StartPos and EndPos are the
+// same places as lines and columns, filled in by the engine.
+type Finding struct {
+	Code     string   `json:"code"`
+	Name     string   `json:"name"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+	Start    int      `json:"-"`
+	End      int      `json:"-"`
+	StartPos Position `json:"-"`
+	EndPos   Position `json:"-"`
+	Fix      *Fix     `json:"fix"`
+}
+
+func (f Finding) String() string {
+	mark := ""
+	if f.Fix != nil {
+		mark = " [*]"
+	}
+	return fmt.Sprintf("%d:%d: %s %s:%s %s", f.StartPos.Line, f.StartPos.Column, f.Code, f.Name, mark, f.Message)
+}
+
+// TouchesFrozen reports whether an edit of fx replaces bytes of a frozen
+// span or inserts strictly inside one. Inserting at a span's edge is fine.
+func TouchesFrozen(fx *Fix, frozen []Span) bool {
+	if fx == nil {
+		return false
+	}
+	for _, e := range fx.Edits {
+		for _, s := range frozen {
+			if e.Start == e.End {
+				if s.Start < e.Start && e.Start < s.End {
+					return true
+				}
+			} else if e.Start < s.End && s.Start < e.End {
+				return true
+			}
+		}
+	}
+	return false
+}
