@@ -12,14 +12,15 @@ var fp32MasterWeights = &Rule{
 	Summary:      "load the trained model in float32; bf16 compute stays through TrainingArguments(bf16=True)",
 	Severity:     SeverityError,
 	Profiles:     []string{ProfileDefault},
-	Triggers:     []string{"from_pretrained", "from_config"},
+	Triggers:     []string{"from_pretrained", "from_config", "Trainer"}, // Trainer: TRL loads a model given by name
 	TrainingOnly: true,
 	Doc: `## What it does
 Turns the dtype of a training load (torch_dtype= or dtype=, whichever the
 script uses) from bfloat16, float16 or "auto" into torch.float32. Where the
 load names no dtype and transformers' default is "auto" (5.x, or no pin
 found), it adds one, spelled dtype= from transformers 4.56 and torch_dtype=
-before that or when no pin says.
+before that; with no pin, as the file spells it elsewhere (dtype= or
+torch_dtype=), else torch_dtype= (accepted by every version).
 
 ## Why
 TrainingArguments(bf16=True) is autocast over float32 weights only when the
@@ -36,7 +37,9 @@ becomes
 ## When it stays away
 Quantized loads (quantization_config=, load_in_4bit/8bit): the base is
 frozen and quantized, the adapters are already fp32; forcing fp32 only
-inflates the embeddings and lm_head. Loads that only serve inference or
+inflates the embeddings and lm_head. unsloth's
+FastLanguageModel.from_pretrained chooses the dtype itself: a warning, no
+edit. Loads that only serve inference or
 evaluation. A dtype computed at run time (a variable, getattr(torch, ...)):
 a warning, no edit.
 
@@ -84,6 +87,13 @@ func runFP32MasterWeights(p *Pass) {
 			}
 			continue
 		}
+		if f.unslothLoad(l) {
+			if v == nil || lowPrecision(f, v) != "float32" {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+					Message: fmt.Sprintf("unsloth's %s manages the dtype itself (dtype=None picks bf16 or fp16 by GPU) and trains through its own kernels: not edited; whether it accepts float32 masters for this model is unsloth's to say", l.Dotted)})
+			}
+			continue
+		}
 		if l.MaybeQuantized {
 			if v == nil || lowPrecision(f, v) != "float32" {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
@@ -114,10 +124,7 @@ func missingDtype(p *Pass, l *Load) {
 			Message: "training load with **kwargs and no visible dtype: make sure it loads float32 (the default is \"auto\", bf16 for Llama-3, from transformers 5)"})
 		return
 	}
-	kw := "torch_dtype"
-	if tv.AtLeast(4, 56) {
-		kw = "dtype"
-	}
+	kw := f.dtypeKeyword(tv)
 	name, imp := f.torchName("float32")
 	add := listAddition(p.Src, l.Args, kw+"="+name)
 	fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,

@@ -1,6 +1,10 @@
 package rewrite
 
-import "fmt"
+import (
+	"fmt"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
 
 var eagerAttention = &Rule{
 	Code:         "LTF002",
@@ -8,10 +12,13 @@ var eagerAttention = &Rule{
 	Summary:      `train with attn_implementation="eager" instead of fused SDPA`,
 	Severity:     SeverityError,
 	Profiles:     []string{ProfileDefault},
-	Triggers:     []string{"from_pretrained", "from_config"},
+	Triggers:     []string{"from_pretrained", "from_config", "Trainer"}, // Trainer: TRL loads a model given by name
 	TrainingOnly: true,
 	Doc: `## What it does
 Adds attn_implementation="eager" to a training load, or replaces "sdpa".
+A load that passes the old use_flash_attention_2=False gets
+attn_implementation="eager" in its place (the two side by side raise
+ValueError in transformers 4.36-4.5x when the old one is True).
 
 ## Why
 With torch 2.11 on Hopper the default SDPA backend is cuDNN, and its
@@ -27,8 +34,14 @@ becomes
 
 ## When it stays away
 flash_attention_2/3 and flex_attention do not use cuDNN SDPA, and TRL's
-packing needs flash: a note, no edit. Loads that only serve inference. A
-load that passes **kwargs (the key may be inside): a warning.
+packing needs flash: a note, no edit; so does use_flash_attention_2=True
+(eager beside it would raise ValueError). Loads that only serve inference.
+A load that passes **kwargs (the key may be inside), or
+use_flash_attention_2 decided at run time: a warning. Loaders that ignore
+the keyword get a warning, not the keyword: unsloth's
+FastLanguageModel.from_pretrained (it pops attn_implementation) and Qwen-1's
+remote code (trust_remote_code=True with Qwen/Qwen-7B and its kin); LTF007
+fences cuDNN there.
 transformers older than 4.36 has no attn_implementation: use LTF007.
 
 ## Cost
@@ -61,8 +74,26 @@ func runEagerAttention(p *Pass) {
 			}
 			continue
 		}
+		if why := p.File.ignoresAttention(l); why != "" {
+			if s, _ := StringValue(v, text); v == nil || s == "sdpa" {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+					Message: why + `: attn_implementation="eager" would change nothing there; switch the cuDNN SDPA backend off before training instead (--select LTF007)`})
+			}
+			continue
+		}
+		old := l.Arg("use_flash_attention_2", text)
+		if old != nil && old.Content(text) == "True" {
+			p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityInfo,
+				Message: `use_flash_attention_2=True loads flash attention, which does not use cuDNN SDPA; left as it is (attn_implementation="eager" beside it would raise ValueError in transformers 4.36-4.5x)`})
+			continue
+		}
 		if v == nil {
 			switch {
+			case old != nil && old.Content(text) != "False":
+				p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityWarning,
+					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s, decided at run time: attn_implementation beside use_flash_attention_2=True raises ValueError (transformers 4.36-4.5x); choose the attention with attn_implementation alone ("eager" for training: the default SDPA's cuDNN backward gives NaN on left-padded rows)`, p.File.runtimeSource(old, l.Func))})
+			case old != nil:
+				replaceOldFlashKeyword(p, old)
 			case packing:
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityInfo,
 					Message: "packing/padding_free needs flash attention: attention left as it is"})
@@ -94,4 +125,20 @@ func runEagerAttention(p *Pass) {
 		}
 	}
 	trlStringModels(p, func(t *trlLoad) { trlAttention(p, t) })
+}
+
+// replaceOldFlashKeyword turns use_flash_attention_2=False into
+// attn_implementation="eager": the old keyword is deprecated, and the two
+// side by side are a ValueError in transformers 4.36-4.5x whenever the old
+// one is True.
+func replaceOldFlashKeyword(p *Pass, old *sitter.Node) {
+	fd := Finding{Start: start(old.Parent()), End: end(old.Parent()),
+		Message: `use_flash_attention_2=False leaves the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" in place of the old keyword (O(L^2) memory; --profile lean fences cuDNN instead)`}
+	if e, ok := eagerInPlaceOf(old, p.Src.Text); ok {
+		fd.Fix = &Fix{Message: `replace use_flash_attention_2=False by attn_implementation="eager"`, Edits: []Edit{e}}
+	} else {
+		fd.Severity = SeverityWarning
+		fd.Message += "; it is set where it cannot be replaced in place: replace it by hand"
+	}
+	p.Report(fd)
 }

@@ -33,7 +33,8 @@ becomes
 Quantized loads keep their device_map (QLoRA under DDP needs
 {"": local_rank}). Single-device maps ({"": rank}) are kept. "auto" together
 with max_memory= or offload_folder= is deliberate model parallelism: a
-warning, no edit. Inference loads keep "auto".
+warning, no edit. unsloth's FastLanguageModel.from_pretrained places the
+model itself: a warning, no edit. Inference loads keep "auto".
 
 ## Cost
 None on one GPU. A model that only fits sharded over several GPUs needs
@@ -79,6 +80,9 @@ func runTrainingDeviceMap(p *Pass) {
 		case l.MaybeQuantized:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 				Message: fmt.Sprintf("device_map=%q on a load quantized on some paths only: keep it for the quantized path, use None on the other", s)})
+		case f.unslothLoad(l):
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				Message: fmt.Sprintf("device_map=%q on unsloth's %s: unsloth places the model itself; not edited", s, l.Dotted)})
 		case l.Use == Shared:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 				Message: fmt.Sprintf("%s() loads the model for both training and inference: device_map=%q suits inference only; pass device_map=None from the training caller", l.Func.Name, s)})

@@ -117,8 +117,8 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 func trlDtype(p *Pass, t *trlLoad) {
 	f := p.File
 	key := "torch_dtype"
-	if p.Versions.TRL.AtLeast(0, 23) {
-		key = "dtype"
+	if tv := p.Versions.TRL; tv.AtLeast(0, 23) || !tv.Known && f.fileDtypeKeyword() == "dtype" {
+		key = "dtype" // its name from TRL 0.23; with no pin, as the file spells it
 	}
 	v := t.entries["dtype"]
 	if v != nil {
@@ -162,6 +162,15 @@ func trlAttention(p *Pass, t *trlLoad) {
 		return
 	}
 	v := t.entries["attn_implementation"]
+	if old := t.entries["use_flash_attention_2"]; old != nil && v == nil {
+		if old.Content(text) == "False" {
+			replaceOldFlashKeyword(p, old)
+		} else {
+			p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityInfo,
+				Message: `use_flash_attention_2 in model_init_kwargs chooses the attention (True: flash, which does not use cuDNN SDPA); left as it is (attn_implementation beside use_flash_attention_2=True raises ValueError in transformers 4.36-4.5x)`})
+		}
+		return
+	}
 	if v != nil {
 		if s, ok := StringValue(v, text); !ok || s != "sdpa" {
 			return
