@@ -57,6 +57,10 @@ type Options struct {
 	Walk runner.WalkOptions
 	// Env is added to git's environment (tests set an identity).
 	Env []string
+	// Stop, once closed, starts no new repository while those in flight
+	// finish (the first Ctrl-C); cancelling RunAll's context stops those
+	// too (the second). Nil: only the context stops a run.
+	Stop <-chan struct{}
 }
 
 // Phases are the seconds spent in each step of one repository.
@@ -124,9 +128,11 @@ type repo struct {
 	applied map[string]int // fixes by rule code in the changed files
 }
 
-// Run migrates one repository. ctx cancels between steps and stops
-// network commands; a repository cut short is reported as an error whose
-// reason says so.
+// Run migrates one repository. Cancelling ctx stops it at the next safe
+// point: network commands are killed, an analysis stops, nothing is
+// written; once files are written, their commit (or its roll-back) and
+// the return to the original branch run to the end. A repository cut
+// short is reported as an error whose reason says so.
 func Run(ctx context.Context, o *Options, spec string) *Result {
 	start := time.Now()
 	if o.Branch == "" {
@@ -491,8 +497,10 @@ func (r *repo) message() string {
 }
 
 // RunAll migrates repos with jobs of them at a time and calls done (from
-// one goroutine at a time) as each finishes. After ctx is cancelled no
-// new repository starts.
+// one goroutine at a time) as each finishes. After o.Stop is closed or ctx
+// cancelled no new repository starts; cancelling ctx also stops the
+// repositories in flight at their next safe point (see Run), and each of
+// them still gets its done call.
 func RunAll(ctx context.Context, o *Options, repos []string, jobs int, done func(*Result)) {
 	if jobs < 1 {
 		jobs = 1
@@ -513,13 +521,21 @@ func RunAll(ctx context.Context, o *Options, repos []string, jobs int, done func
 			}
 		}()
 	}
+feed:
 	for _, spec := range repos {
-		if ctx.Err() != nil {
-			break
+		select {
+		case <-o.Stop:
+			break feed
+		case <-ctx.Done():
+			break feed
+		default:
 		}
 		select {
 		case next <- spec:
+		case <-o.Stop:
+			break feed
 		case <-ctx.Done():
+			break feed
 		}
 	}
 	close(next)

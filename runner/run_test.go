@@ -103,10 +103,11 @@ func TestReadBufferReuseKeepsEachFilesBytes(t *testing.T) {
 	}
 }
 
-// Interrupted part-way, a run emits a prefix of its files, even when a
-// later batch finished before an earlier one stopped: callers pair the
-// files emitted with those given, and a gap would shift them.
-func TestInterruptedRunEmitsAPrefix(t *testing.T) {
+// Interrupted part-way, a run emits every file it processed, in order,
+// past a gap too: a later batch that finished before an earlier one
+// stopped may have written its files, and each written file must be
+// reported. The files not processed are left out.
+func TestInterruptedRunEmitsEveryFileProcessed(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
 	for i := range 40 {
@@ -135,14 +136,53 @@ func TestInterruptedRunEmitsAPrefix(t *testing.T) {
 		}
 		return nil
 	}}
-	var got []string
-	Run(ctx, opts, paths, func(f *finding.FileResult) { got = append(got, f.Path) })
+	var got []int
+	index := map[string]int{}
+	for i, p := range paths {
+		index[p] = i
+	}
+	Run(ctx, opts, paths, func(f *finding.FileResult) { got = append(got, index[f.Path]) })
 	if len(got) == 0 || len(got) == len(paths) {
 		t.Fatalf("%d files emitted; want an interrupted run", len(got))
 	}
-	for i, p := range got {
-		if p != paths[i] {
-			t.Fatalf("file %d emitted is %s, want %s: not a prefix", i, filepath.Base(p), filepath.Base(paths[i]))
+	done13 := false
+	for i, n := range got {
+		if i > 0 && n <= got[i-1] {
+			t.Fatalf("emitted out of order: %v", got)
 		}
+		done13 = done13 || n == 13
+	}
+	if !done13 {
+		t.Errorf("file 13, processed before the interrupt, was not emitted: %v", got)
+	}
+}
+
+// Stop (the first Ctrl-C) lets the file in flight finish and starts no
+// new one; only the context (the second) drops a file in flight.
+func TestStopFinishesTheFileInFlight(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 40 {
+		p := filepath.Join(dir, fmt.Sprintf("m%03d.py", i))
+		if err := os.WriteFile(p, []byte("x = 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	eng, err := rewrite.New(rewrite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	opts := &Options{Engine: eng, Jobs: 1, Stop: stop, EngineFor: func(p string) *rewrite.Engine {
+		if p == paths[5] {
+			close(stop)
+		}
+		return nil
+	}}
+	var got []string
+	Run(context.Background(), opts, paths, func(f *finding.FileResult) { got = append(got, filepath.Base(f.Path)) })
+	if len(got) == 0 || got[len(got)-1] != "m005.py" || len(got) >= len(paths) {
+		t.Errorf("emitted %v: want the files up to m005.py, the one in flight when Stop closed", got)
 	}
 }

@@ -40,6 +40,10 @@ type Options struct {
 	EngineFor func(path string) *rewrite.Engine
 	// MaxFileSize skips larger files with a message (0: the default).
 	MaxFileSize int64
+	// Stop, once closed, starts no new file while the files in flight
+	// finish (the first Ctrl-C); cancelling RunSeq's context stops those
+	// too (the second). Nil: only the context stops a run.
+	Stop <-chan struct{}
 	// parseGate bounds the source bytes being parsed at once (RunSeq sets
 	// it): a parse takes memory in proportion to its file.
 	parseGate *byteGate
@@ -115,7 +119,7 @@ func Process(opts *Options, path string, data []byte) *finding.FileResult {
 
 // ProcessPath reads, processes and (with Write) writes one file.
 func ProcessPath(opts *Options, path string) *finding.FileResult {
-	return processPath(opts, path, nil)
+	return processPath(context.Background(), opts, path, nil)
 }
 
 // maxScratch is the largest read buffer a worker keeps for the next file.
@@ -123,8 +127,9 @@ const maxScratch = 1 << 20
 
 // processPath is ProcessPath reading into *scratch, a worker's buffer: a
 // prefilter miss (most files of a tree) then costs no allocation. A file
-// that is parsed keeps the bytes, and the worker takes a new buffer.
-func processPath(opts *Options, path string, scratch *[]byte) *finding.FileResult {
+// that is parsed keeps the bytes, and the worker takes a new buffer. It
+// returns nil, writing nothing, when ctx was cancelled before the write.
+func processPath(ctx context.Context, opts *Options, path string, scratch *[]byte) *finding.FileResult {
 	limit := opts.MaxFileSize
 	if limit == 0 {
 		limit = DefaultMaxFileSize
@@ -149,6 +154,9 @@ func processPath(opts *Options, path string, scratch *[]byte) *finding.FileResul
 			f.Before, f.After = nil, nil
 		}
 	}
+	if ctx.Err() != nil {
+		return nil
+	}
 	if opts.Write && f.Changed && f.Err == nil {
 		if err := WriteAtomic(path, data, f.After, info); err != nil {
 			f.Err = &FileError{path, err}
@@ -168,8 +176,9 @@ func unwrapPathError(err error) error {
 }
 
 // Run processes files with a pool of workers and calls emit once per file,
-// in the order of files. It stops early when ctx is cancelled; a file being
-// written is then finished, never left half-written.
+// in the order of files. It stops early when ctx is cancelled (or
+// opts.Stop closed); a file being written is then finished, never left
+// half-written, and emitted.
 func Run(ctx context.Context, opts *Options, files []string, emit func(*finding.FileResult)) {
 	RunSeq(ctx, opts, func(yield func(string, error) bool) {
 		for _, p := range files {
@@ -193,6 +202,14 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 	gated := *opts
 	gated.parseGate = newByteGate(ParseBudget)
 	opts = &gated
+	stopped := func() bool {
+		select {
+		case <-opts.Stop:
+			return true
+		default:
+			return ctx.Err() != nil
+		}
+	}
 	// Workers take files in batches of consecutive paths: a hand-over
 	// between goroutines costs more than reading and skipping a file, so
 	// one per file would dominate a tree of prefilter misses. Batches
@@ -225,8 +242,8 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			var scratch []byte
 			for b := range work {
 				for i, p := range b.paths {
-					if b.files[i] == nil && ctx.Err() == nil {
-						b.files[i] = processPath(opts, p, &scratch)
+					if b.files[i] == nil && !stopped() {
+						b.files[i] = processPath(ctx, opts, p, &scratch)
 					}
 				}
 				close(b.done)
@@ -247,7 +264,7 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			b = &batch{done: make(chan struct{})}
 		}
 		for p, err := range paths {
-			if ctx.Err() != nil {
+			if stopped() {
 				return
 			}
 			var f *finding.FileResult
@@ -260,17 +277,17 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 				send()
 			}
 		}
-		if len(b.paths) > 0 && ctx.Err() == nil {
+		if len(b.paths) > 0 && !stopped() {
 			send()
 		}
 	}()
-	stopped := false
 	for b := range window {
 		<-b.done
 		for _, f := range b.files {
-			if stopped = stopped || f == nil; stopped {
-				// Interrupted: a file was left unprocessed, so none after
-				// it is emitted either (what was emitted is a prefix).
+			if f == nil {
+				// Interrupted before this file's write: it is left out.
+				// Every file processed is emitted, past such a gap too: a
+				// later batch may have written its files already.
 				continue
 			}
 			emit(f)

@@ -136,7 +136,16 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		return n
 	})
 	defer prog.finish()
-	runner.RunSeq(cmdContext(), opts, runner.Walk(files, wo), func(f *finding.FileResult) {
+	// The first Ctrl-C starts no new file, the second stops those in
+	// flight; either way every file written is emitted (and reported).
+	stoppable := *opts
+	stoppable.Stop = cmdContext().Done()
+	done, written := 0, 0
+	runner.RunSeq(abortContext(), &stoppable, runner.Walk(files, wo), func(f *finding.FileResult) {
+		done++
+		if f.Written {
+			written++
+		}
 		if f.Err != nil || len(f.Dropped) > 0 || f.Written {
 			prog.clear() // a line for stderr follows
 		}
@@ -150,6 +159,18 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		prog.step(len(f.Diags))
 		emit(f)
 	})
+	if interrupted() {
+		prog.finish()
+		total := 0
+		for range runner.Walk(files, wo) {
+			total++
+		}
+		msg := fmt.Sprintf("loratune-fix: interrupted: %d of %d file(s) done", done, total)
+		if opts.Write {
+			msg += fmt.Sprintf(" (%d written, each listed above)", written)
+		}
+		fmt.Fprintf(stderr, "%s, %d not started or stopped before any write.\n", msg, total-done)
+	}
 	return errs
 }
 

@@ -13,29 +13,49 @@ import (
 const exitInterrupted = 130
 
 var (
-	sigOnce sync.Once
-	sigCtx  context.Context
+	sigOnce           sync.Once
+	stopCtx, abortCtx context.Context
 )
 
-// cmdContext is cancelled on Ctrl-C or SIGTERM, so a run stops between
-// files (and between repositories); a second Ctrl-C exits at once. Every
-// call returns the same context.
+// cmdContext is cancelled by the first Ctrl-C or SIGTERM: no new file or
+// repository starts, and those in flight finish. Every call returns the
+// same context.
 func cmdContext() context.Context {
+	listen()
+	return stopCtx
+}
+
+// abortContext is cancelled by the second: the files and repositories in
+// flight stop too, at their next safe point. An analysis stops between
+// rules and a network git at once; a write, a commit and its report line
+// are finished (milliseconds), so the run still reports every file it
+// wrote, leaves no temporary file, and puts every repository back on its
+// branch. The process does not exit from the signal itself: it returns
+// through the commands, which print their summary.
+func abortContext() context.Context {
+	listen()
+	return abortCtx
+}
+
+func listen() {
 	sigOnce.Do(func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		sigCtx = ctx
+		abort, cancelAbort := context.WithCancel(context.Background())
+		stop, cancelStop := context.WithCancel(abort)
+		stopCtx, abortCtx = stop, abort
 		ch := make(chan os.Signal, 2)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 		go func() {
 			<-ch
-			fmt.Fprintln(os.Stderr, "\nloratune-fix: interrupted; finishing the files in flight (Ctrl-C again to quit at once)")
-			cancel()
+			fmt.Fprintln(os.Stderr, "\nloratune-fix: interrupted; finishing the work in flight (Ctrl-C again to stop it)")
+			cancelStop()
 			<-ch
-			os.Exit(exitInterrupted)
+			fmt.Fprintln(os.Stderr, "\nloratune-fix: stopping; finishing only the writes and commits under way")
+			cancelAbort()
+			for range ch { // later signals: the run is ending already
+			}
 		}()
 	})
-	return sigCtx
 }
 
 // interrupted reports whether the run was stopped by a signal.
-func interrupted() bool { return sigCtx != nil && sigCtx.Err() != nil }
+func interrupted() bool { return stopCtx != nil && stopCtx.Err() != nil }

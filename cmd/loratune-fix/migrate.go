@@ -94,7 +94,10 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 				}
 				defer rep.Close()
 			}
-			ctx := cmdContext()
+			// The first Ctrl-C starts no new repository, the second stops
+			// those in flight at their next safe point.
+			o.Stop = cmdContext().Done()
+			ctx := abortContext()
 			prog := newProgress(stderr, rf.bulk.quiet, "repos", func() int64 { return int64(len(todo)) })
 			var results []*migrate.Result
 			failed := 0
@@ -117,6 +120,9 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 			})
 			prog.finish()
 			migrate.Summary(stderr, results)
+			if interrupted() {
+				fmt.Fprintf(stderr, "loratune-fix: interrupted: %d of %d repositories reported (above), %d not started.\n", len(results), len(todo), len(todo)-len(results))
+			}
 			switch {
 			case interrupted():
 				return exitCode(exitInterrupted)
