@@ -10,7 +10,7 @@ import (
 
 // GitHub writes one workflow command per finding, which GitHub Actions shows
 // as an annotation on the file:
-// ::error file=train.py,line=40,col=20,endLine=40,title=LTF003 training-device-map::message
+// ::error file=train.py,line=40,col=20,endLine=40,endColumn=38,title=LTF003::training-device-map: message
 func GitHub(w io.Writer, f *finding.FileResult) {
 	for _, d := range f.Diags {
 		props := []string{"file=" + escapeProperty(f.Path)}
@@ -21,11 +21,16 @@ func GitHub(w io.Writer, f *finding.FileResult) {
 		} else {
 			props = append(props,
 				fmt.Sprintf("line=%d", d.StartPos.Line), fmt.Sprintf("col=%d", d.StartPos.Column),
-				fmt.Sprintf("endLine=%d", d.EndPos.Line))
+				fmt.Sprintf("endLine=%d", d.EndPos.Line), fmt.Sprintf("endColumn=%d", d.EndPos.Column))
 		}
-		props = append(props, "title="+escapeProperty(d.Code+" "+d.Name))
+		props = append(props, "title="+escapeProperty(d.Code))
+		msg = d.Name + ": " + msg
 		if d.Fix != nil {
-			msg += " (fix: " + d.Fix.Message + "; run loratune-fix fix)"
+			apply := "loratune-fix fix --write"
+			if d.Fix.Applicability == finding.Unsafe {
+				apply += " --unsafe-fixes"
+			}
+			msg += " (fix: " + d.Fix.Message + "; run " + apply + ")"
 		}
 		fmt.Fprintf(w, "::%s %s::%s\n", annotationLevel(d.Severity), strings.Join(props, ","), escapeData(msg))
 	}

@@ -46,8 +46,8 @@ func Location(path string, d finding.Diag) string {
 	return fmt.Sprintf("%s:%d:%d", path, d.StartPos.Line, d.StartPos.Column)
 }
 
-// Text writes one line per finding:
-// path:line:col: LTF001 fp32-master-weights: [*] message
+// Text writes one line per finding, its severity where compilers put it:
+// path:line:col: error: LTF001 fp32-master-weights: [*] message
 // where [*] marks a finding with a fix, and "[*] (unsafe fix, applied
 // with --unsafe-fixes)" one whose fix is applied only on request.
 func Text(w io.Writer, f *finding.FileResult) {
@@ -59,7 +59,7 @@ func Text(w io.Writer, f *finding.FileResult) {
 				mark = "[*] (unsafe fix, applied with --unsafe-fixes) "
 			}
 		}
-		fmt.Fprintf(w, "%s: %s %s: %s%s\n", Location(f.Path, d), d.Code, d.Name, mark, d.Message)
+		fmt.Fprintf(w, "%s: %s: %s %s: %s%s\n", Location(f.Path, d), d.Severity, d.Code, d.Name, mark, d.Message)
 	}
 }
 

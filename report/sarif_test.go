@@ -161,8 +161,8 @@ func TestGitHubAnnotationsEscapeAndLocate(t *testing.T) {
 	}}}}
 	var buf bytes.Buffer
 	GitHub(&buf, f)
-	want := "::warning file=a%2Cb%3Ac.py,line=4,col=7,endLine=5,title=LTF003 training-device-map::100%25 sure%0Asecond line\n" +
-		"::notice file=a%2Cb%3Ac.py,title=LTF009 visible-nan-logging::cell 3, line 2: m\n"
+	want := "::warning file=a%2Cb%3Ac.py,line=4,col=7,endLine=5,endColumn=2,title=LTF003::training-device-map: 100%25 sure%0Asecond line\n" +
+		"::notice file=a%2Cb%3Ac.py,title=LTF009::visible-nan-logging: cell 3, line 2: m\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}

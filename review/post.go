@@ -150,7 +150,7 @@ func (p *Poster) create(ctx context.Context, commit, body string, batch []Pendin
 			return 0, p.explain(err)
 		}
 		if p.Log != nil {
-			fmt.Fprintf(p.Log, "loratune-fix: %v; retrying in %s (attempt %d of %d)\n", shortError(err), wait, attempt+1, attempts)
+			fmt.Fprintf(p.Log, "loratune-fix: warning: %v; retrying in %s (attempt %d of %d)\n", shortError(err), wait, attempt+1, attempts)
 		}
 		if err := p.sleep(ctx, wait); err != nil {
 			return 0, err
@@ -345,7 +345,7 @@ func (p *Poster) retry(ctx context.Context, call func() error) error {
 			return p.explain(err)
 		}
 		if p.Log != nil {
-			fmt.Fprintf(p.Log, "loratune-fix: %v; retrying in %s (attempt %d of %d)\n", shortError(err), wait, attempt+1, attempts)
+			fmt.Fprintf(p.Log, "loratune-fix: warning: %v; retrying in %s (attempt %d of %d)\n", shortError(err), wait, attempt+1, attempts)
 		}
 		if err := p.sleep(ctx, wait); err != nil {
 			return err

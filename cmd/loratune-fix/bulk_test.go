@@ -202,7 +202,7 @@ func TestMigrateResumeFirstRunAndSkipLine(t *testing.T) {
 func TestFixWriteSameFileTwice(t *testing.T) {
 	dir, path := writeDemo(t)
 	_, stderr, code := run(t, "", "fix", "--write", path, dir+"/./train.py")
-	if code != 0 || strings.TrimSpace(stderr) != "fixed "+path {
-		t.Errorf("exit %d, stderr %q: want 0 and one line fixing the file", code, stderr)
+	if code != 0 || stderr != "fixed "+path+"\nFixed 8 of 8 findings in 1 file.\n" {
+		t.Errorf("exit %d, stderr %q: want 0, one line fixing the file, the summary", code, stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -11,51 +12,75 @@ import (
 
 func newCheckCmd() *cobra.Command {
 	var rf ruleFlags
-	var format string
+	var format, color string
+	var fix, diff, exitZero, statistics bool
 	cmd := &cobra.Command{
-		Use:   "check [flags] PATH...",
-		Short: "List the findings; exit 1 when there is any",
-		Long: `Lists findings as path:line:col: CODE name: message, with [*] on those that have a
-fix. --output-format json prints one JSON array (schema in docs/json-output.md),
-sarif a SARIF 2.1.0 log (code scanning), github workflow annotations, jsonl one
-JSON object per file as each file is done.
-Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
-		Args: cobra.MinimumNArgs(1),
+		Use:   "check [flags] [PATH...]",
+		Short: "List the findings; exit 1 when there is any (info notes aside)",
+		Long: `Lists findings as path:line:col: severity: CODE name: message, with [*] on those
+that have a fix. --output-format json prints one JSON array (schema in
+docs/json-output.md), sarif a SARIF 2.1.0 log (code scanning), github workflow
+annotations, jsonl one JSON object per file as each file is done. PATH defaults
+to the current folder.
+
+--fix applies the fixes (as fix --write) and lists what remains; --diff prints
+the fixes as a unified diff instead of the findings and writes nothing;
+--statistics prints a count per rule instead of the findings.
+
+Exit 0 when nothing is found (or only info notes, or with --exit-zero), 1 when
+something is (with --diff: when a file would change), 2 on usage or file errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := rf.options(false, false)
-			if err != nil {
-				return err
-			}
+			args = pathsOrDot(args)
 			switch format {
 			case "text", "json", "sarif", "github", "jsonl":
 			default:
 				return fmt.Errorf("--output-format %q: want text, json, sarif, github or jsonl", format)
 			}
+			switch {
+			case fix && diff:
+				return errors.New("--fix writes and --diff only shows: give one")
+			case diff && format != "text" || statistics && format != "text":
+				return fmt.Errorf("--diff and --statistics print text: drop --output-format %s", format)
+			}
+			pal, err := diffPalette(color)
+			if err != nil {
+				return err
+			}
+			opts, err := rf.options(fix || diff, fix)
+			if err != nil {
+				return err
+			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var js report.JSONArray
 			sarif := report.NewSARIF(opts.Engine.Rules())
-			total, fixable := 0, 0
+			t := newTally(rf.unsafeFixes)
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *finding.FileResult) {
-				total += len(f.Diags)
-				for _, d := range f.Diags {
-					if d.Fix != nil {
-						fixable++
+				t.add(f)
+				if fix {
+					if f.Written {
+						fmt.Fprintf(stderr, "fixed %s\n", finding.DisplayPath(f.Path))
 					}
+					f = remaining(f, rf.unsafeFixes)
 				}
-				switch format {
-				case "json":
+				switch {
+				case diff:
+					fmt.Fprint(out, fileDiff(f, pal))
+				case statistics:
+				case format == "json":
 					js.Add(f)
-				case "sarif":
+				case format == "sarif":
 					sarif.Add(f)
-				case "github":
+				case format == "github":
 					report.GitHub(out, f)
-				case "jsonl":
+				case format == "jsonl":
 					report.JSONLine(out, f)
 				default:
 					report.Text(out, f)
 				}
 			})
 			switch {
+			case statistics:
+				t.statistics(out)
 			case format == "json":
 				if err := js.Flush(out); err != nil {
 					return err
@@ -64,15 +89,27 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 				if err := sarif.Flush(out); err != nil {
 					return err
 				}
-			case format == "text" && total > 0:
-				fmt.Fprintf(stderr, "Found %d finding(s); %d fixable with `loratune-fix fix`.\n", total, fixable)
+			}
+			if format == "text" {
+				if fix {
+					fmt.Fprintln(stderr, t.writtenSummary())
+				} else {
+					fmt.Fprintln(stderr, t.summary())
+				}
+			}
+			failing := t.failing
+			switch {
+			case diff:
+				failing = t.changed
+			case fix:
+				failing = t.failingLeft
 			}
 			switch {
 			case interrupted():
 				return exitCode(exitInterrupted)
 			case errs > 0:
 				return exitCode(exitError)
-			case total > 0:
+			case failing > 0 && !exitZero:
 				return exitCode(exitFindings)
 			}
 			return nil
@@ -80,6 +117,25 @@ Exit 0 when nothing is found, 1 when something is, 2 on usage or file errors.`,
 	}
 	rf.register(cmd)
 	rf.bulk.register(cmd)
-	cmd.Flags().StringVar(&format, "output-format", "text", "text, json, sarif (SARIF 2.1.0), github (workflow annotations) or jsonl (one object per file)")
+	fs := cmd.Flags()
+	fs.StringVar(&format, "output-format", "text", "text, json, sarif (SARIF 2.1.0), github (workflow annotations) or jsonl (one object per file)")
+	fs.BoolVar(&fix, "fix", false, "apply the fixes, as fix --write, and list the findings that remain")
+	fs.BoolVar(&diff, "diff", false, "print the fixes as a unified diff instead of the findings; write nothing (exit 1 when a file would change)")
+	fs.BoolVar(&exitZero, "exit-zero", false, "exit 0 even when there are findings (2 on errors still)")
+	fs.BoolVar(&statistics, "statistics", false, "print the number of findings per rule instead of the findings")
+	fs.StringVar(&color, "color", "auto", "colour the --diff output: auto, always or never")
 	return cmd
+}
+
+// remaining is f with only the findings that its written fixes did not
+// resolve.
+func remaining(f *finding.FileResult, unsafeFixes bool) *finding.FileResult {
+	g := *f
+	g.Diags = nil
+	for _, d := range f.Diags {
+		if !fixedBy(d, unsafeFixes) {
+			g.Diags = append(g.Diags, d)
+		}
+	}
+	return &g
 }

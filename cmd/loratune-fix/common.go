@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/pins"
@@ -29,10 +31,14 @@ type ruleFlags struct {
 	parseTimeout               time.Duration
 	cfg                        configFlags
 	bulk                       bulkFlags // registered by the commands that walk folders
+	cmd                        *cobra.Command
 }
 
-func (r *ruleFlags) register(cmd *cobra.Command) {
-	fs := cmd.Flags()
+// register adds the rule flags to cmd, but those named in skip: a command
+// lists only the flags that do something there.
+func (r *ruleFlags) register(cmd *cobra.Command, skip ...string) {
+	r.cmd = cmd
+	fs := pflag.NewFlagSet(cmd.Name(), pflag.ContinueOnError)
 	fs.StringVar(&r.profile, "profile", "", `rule set: "default" (the reported fixes) or "lean" (keeps bf16, fences cuDNN SDPA)`)
 	fs.StringSliceVar(&r.selectRules, "select", nil, "run only these of the profile's rules (codes, prefixes or names, comma-separated; ALL); a rule the profile leaves out runs only when named by its code or name")
 	fs.StringSliceVar(&r.extendSelect, "extend-select", nil, "run these rules too (codes, prefixes or names, comma-separated); the same rule for rules the profile leaves out")
@@ -43,7 +49,14 @@ func (r *ruleFlags) register(cmd *cobra.Command) {
 	fs.IntVarP(&r.jobs, "jobs", "j", 0, "parallel workers (default: the number of CPUs)")
 	fs.Int64Var(&r.maxFileSize, "max-file-size", runner.DefaultMaxFileSize, "skip files larger than this many bytes")
 	fs.DurationVar(&r.parseTimeout, "parse-timeout", 10*time.Second, "give up on a file whose parse takes longer")
-	r.cfg.register(cmd)
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(skip, f.Name) {
+			cmd.Flags().AddFlag(f)
+		}
+	})
+	if !slices.Contains(skip, "config") {
+		r.cfg.register(cmd)
+	}
 }
 
 func parseTarget(s string) (version.Versions, error) {
@@ -87,13 +100,20 @@ func (r *ruleFlags) options(fix, write bool) (*runner.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.cfg.cmd != nil {
-		for _, n := range eng.Notes() {
-			fmt.Fprintln(r.cfg.cmd.ErrOrStderr(), "loratune-fix: note:", n)
-		}
+	for _, n := range eng.Notes() {
+		printLine(r.cmd.ErrOrStderr(), "note", n)
 	}
 	return &runner.Options{Engine: eng, Fix: fix, Write: write, Jobs: r.jobs, MaxFileSize: r.maxFileSize,
 		Versions: pins.NewFinder().For, EngineFor: perFileEngines(ro, cfg)}, nil
+}
+
+// pathsOrDot is the paths to run on: the current folder when none is
+// given, as ruff does.
+func pathsOrDot(args []string) []string {
+	if len(args) == 0 {
+		return []string{"."}
+	}
+	return args
 }
 
 // each runs opts over paths ("-" is stdin) and calls emit per file in path
@@ -118,14 +138,14 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 			f = runner.Process(opts, name, data)
 		}
 		if f.Err != nil {
-			fmt.Fprintln(stderr, "error:", f.Err)
+			printLine(stderr, "error", f.Err)
 			errs++
 		}
 		emit(f)
 	}
 	wo, err := r.bulk.walkOptions()
 	if err != nil {
-		fmt.Fprintln(stderr, "error:", err)
+		printLine(stderr, "error", err)
 		return errs + 1
 	}
 	prog := newProgress(stderr, r.bulk.quiet, "files", func() int64 {
@@ -150,11 +170,11 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 			prog.clear() // a line for stderr follows
 		}
 		if f.Err != nil {
-			fmt.Fprintln(stderr, "error:", f.Err)
+			printLine(stderr, "error", f.Err)
 			errs++
 		}
 		for _, d := range f.Dropped {
-			fmt.Fprintf(stderr, "error: %s: %s\n", finding.DisplayPath(f.Path), d)
+			printLine(stderr, "error", finding.DisplayPath(f.Path)+": "+d)
 		}
 		prog.step(len(f.Diags))
 		emit(f)

@@ -36,6 +36,9 @@ func (c *configFlags) register(cmd *cobra.Command) {
 // with the table above the first path argument (for stdin, above
 // --stdin-filename, else the current folder).
 func (c *configFlags) load(stdinName string) (*config.Config, error) {
+	if c.cmd == nil {
+		return nil, nil // a command without --config (demo) reads no file
+	}
 	if c.configPath != "" {
 		return config.Load(c.configPath)
 	}

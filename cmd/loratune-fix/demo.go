@@ -36,7 +36,7 @@ func newDemoCmd() *cobra.Command {
 			return nil
 		},
 	}
-	rf.register(cmd)
+	rf.register(cmd, "stdin-filename", "jobs", "max-file-size", "config")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
 	return cmd
 }

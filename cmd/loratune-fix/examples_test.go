@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/loratune/loratune-fix/config"
+	"github.com/loratune/loratune-fix/fixtures"
 	"github.com/loratune/loratune-fix/rewrite"
 	"os"
 	"path/filepath"
@@ -117,5 +118,87 @@ func TestNamedRuleOutsideTheProfileIsNoted(t *testing.T) {
 	}
 	if want := "loratune-fix: note: LTF001 fp32-master-weights is not in the lean profile; it runs because extend-select names it"; !strings.Contains(errOut, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	}
+}
+
+// readmeCommands returns every loratune-fix command line README shows:
+// from "loratune-fix SUBCOMMAND" up to a comment, a pipe, a redirection or
+// a closing quote.
+func readmeCommands(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := regexp.MustCompile(`loratune-fix (fix|check|rules|review|migrate|demo|--version)\b`)
+	var cmds []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "    ") && !strings.HasPrefix(line, "loratune-fix ") {
+			continue // prose and tables; code is indented or fenced
+		}
+		loc := start.FindStringIndex(line)
+		if loc == nil {
+			continue
+		}
+		cmd := line[loc[0]:]
+		if i := strings.IndexAny(cmd, "#|>\"`"); i >= 0 {
+			cmd = cmd[:i]
+		}
+		cmds = append(cmds, strings.TrimSpace(cmd))
+	}
+	return cmds
+}
+
+// README's command lines use flags that exist, with values they accept;
+// those that need no network, git or other repositories are run on the
+// demo script in a scratch folder and must not end in a usage or file
+// error.
+func TestReadmeCommandsRun(t *testing.T) {
+	cmds := readmeCommands(t)
+	parsed, ran := 0, 0
+	for _, line := range cmds {
+		args := strings.Fields(line)[1:]
+		root := newRoot()
+		root.InitDefaultVersionFlag() // Execute adds --version
+		c, rest, err := root.Find(args)
+		if err != nil {
+			t.Errorf("README: %q: %v", line, err)
+			continue
+		}
+		if err := c.ParseFlags(rest); err != nil {
+			t.Errorf("README: %q: %v", line, err)
+			continue
+		}
+		parsed++
+		switch c.Name() {
+		case "review", "migrate":
+			continue // git, GitHub and other repositories
+		}
+		dir := t.TempDir()
+		for _, p := range []string{"train.py", "src/train.py", "monorepo/train.py"} {
+			os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+			if err := os.WriteFile(filepath.Join(dir, p), fixtures.Demo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runnable := true
+		for _, a := range c.Flags().Args() {
+			if _, err := os.Stat(filepath.Join(dir, a)); a != "-" && err != nil {
+				runnable = false
+			}
+		}
+		if !runnable {
+			continue
+		}
+		t.Chdir(dir)
+		_, stderr, code := run(t, string(fixtures.Demo), args...)
+		if code != exitOK && code != exitFindings {
+			t.Errorf("README: %q: exit %d\n%s", line, code, stderr)
+		}
+		ran++
+	}
+	t.Logf("parsed %d, ran %d of %d", parsed, ran, len(cmds))
+	if parsed < 25 || ran < 15 {
+		t.Errorf("parsed %d and ran %d of README's %d commands; the test read README wrong", parsed, ran, len(cmds))
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -13,17 +14,18 @@ import (
 
 func newFixCmd() *cobra.Command {
 	var rf ruleFlags
-	var write, check bool
+	var write, check, diff bool
 	var color, format string
 	cmd := &cobra.Command{
-		Use:   "fix [flags] PATH...",
+		Use:   "fix [flags] [PATH...]",
 		Short: "Show the fixes as a unified diff; --write applies them",
 		Long: `Shows the fixes as a unified diff (git apply / patch -p1 accept it) and changes
-nothing. --write applies them atomically, one line per changed file on stderr.
---check exits 1 when anything would change. PATH is a file, a directory
-(recursive over *.py and *.ipynb) or - for stdin, whose fixed source goes to stdout.`,
-		Args: cobra.MinimumNArgs(1),
+nothing (--diff says so explicitly). --write applies them atomically, one line
+per changed file on stderr. --check exits 1 when anything would change. PATH is
+a file, a directory (recursive over *.py and *.ipynb; default: the current
+folder) or - for stdin, whose fixed source goes to stdout.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = pathsOrDot(args)
 			pal, err := diffPalette(color)
 			if err != nil {
 				return err
@@ -31,41 +33,33 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 			if format != "diff" && format != "json" && format != "jsonl" {
 				return fmt.Errorf("--output-format %q: want diff, json or jsonl", format)
 			}
+			if diff && write {
+				return errors.New("--diff only shows and --write writes: give one")
+			}
 			opts, err := rf.options(true, write)
 			if err != nil {
 				return err
 			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			stdinFilter := args[0] == "-" && len(args) == 1
 			var js report.JSONArray
-			changed, fixes, unfixed, hidden := 0, 0, 0, 0
+			t := newTally(rf.unsafeFixes)
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *finding.FileResult) {
 				if format == "jsonl" {
 					report.JSONLine(out, f)
 				}
 				if f.Err != nil {
-					if args[0] == "-" && len(args) == 1 && format == "diff" {
+					if stdinFilter && format == "diff" {
 						out.Write(f.Before) // a filter passes what it cannot fix through unchanged
 					}
 					return
 				}
-				for _, d := range f.Diags {
-					switch {
-					case d.Fix == nil:
-						unfixed++
-					case d.Fix.Applicability == finding.Unsafe && !rf.unsafeFixes:
-						hidden++
-					default:
-						fixes++
-					}
-				}
-				if f.Changed {
-					changed++
-				}
+				t.add(f)
 				switch {
 				case format == "json":
 					js.Add(f)
 				case format == "jsonl":
-				case args[0] == "-" && len(args) == 1:
+				case stdinFilter:
 					out.Write(f.After)
 				case write:
 					if f.Written {
@@ -80,15 +74,19 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 					return err
 				}
 			}
-			if !write && args[0] != "-" && format == "diff" {
-				summary(stderr, changed, fixes, unfixed, hidden)
+			if !stdinFilter && format == "diff" {
+				if write {
+					fmt.Fprintln(stderr, t.writtenSummary())
+				} else {
+					fmt.Fprintln(stderr, t.summary())
+				}
 			}
 			switch {
 			case interrupted():
 				return exitCode(exitInterrupted)
 			case errs > 0:
 				return exitCode(exitError)
-			case check && changed > 0:
+			case check && t.changed > 0:
 				return exitCode(exitFindings)
 			}
 			return nil
@@ -97,25 +95,11 @@ nothing. --write applies them atomically, one line per changed file on stderr.
 	rf.register(cmd)
 	rf.bulk.register(cmd)
 	cmd.Flags().BoolVarP(&write, "write", "w", false, "write the fixed files")
+	cmd.Flags().BoolVar(&diff, "diff", false, "show the fixes as a unified diff and write nothing (the default without --write)")
 	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when any file would change (the diff is printed too)")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
 	cmd.Flags().StringVar(&format, "output-format", "diff", "diff, json (the findings with their fixes) or jsonl (one object per file)")
 	return cmd
-}
-
-func summary(w interface{ Write([]byte) (int, error) }, changed, fixes, unfixed, hidden int) {
-	if changed == 0 && unfixed == 0 && hidden == 0 {
-		fmt.Fprintln(w, "Nothing to fix.")
-		return
-	}
-	msg := fmt.Sprintf("%d fix(es) in %d file(s); run with --write to apply.", fixes, changed)
-	if hidden > 0 {
-		msg += fmt.Sprintf(" %d unsafe fix(es) not shown: --unsafe-fixes applies them.", hidden)
-	}
-	if unfixed > 0 {
-		msg += fmt.Sprintf(" %d finding(s) need a look by hand: see `loratune-fix check`.", unfixed)
-	}
-	fmt.Fprintln(w, msg)
 }
 
 // fileDiff is the unified diff of a file; a notebook gets one diff per

@@ -53,7 +53,7 @@ func TestCheckWritesSARIFAndAnnotationsForEveryFinding(t *testing.T) {
 		t.Fatalf("github: exit %d, %d lines for %d findings", code, len(lines), len(findings))
 	}
 	for i, l := range lines {
-		if !strings.HasPrefix(l, "::") || !strings.Contains(l, "title="+findings[i].Code+" ") {
+		if !strings.HasPrefix(l, "::") || !strings.Contains(l, ",title="+findings[i].Code+"::") {
 			t.Errorf("annotation %d: %q", i, l)
 		}
 	}

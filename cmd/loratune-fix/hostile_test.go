@@ -86,7 +86,7 @@ func TestHostileTreeWithWrite(t *testing.T) {
 	for path, want := range bad {
 		n := 0
 		for _, l := range lines {
-			if strings.HasPrefix(l, "error: "+path+": ") && strings.Contains(l, want) {
+			if strings.HasPrefix(l, "loratune-fix: error: "+path+": ") && strings.Contains(l, want) {
 				n++
 			}
 		}
@@ -108,8 +108,8 @@ func TestHostileTreeWithWrite(t *testing.T) {
 	if info, _ := os.Stat(filepath.Join(dir, "ro.py")); info.Mode().Perm() != 0o444 {
 		t.Errorf("read-only file's mode changed to %v", info.Mode().Perm())
 	}
-	if len(lines) != len(bad)+len(good) {
-		t.Errorf("want %d lines (one per bad file, one per fixed file), got %d:\n%s", len(bad)+len(good), len(lines), stderr)
+	if len(lines) != len(bad)+len(good)+1 {
+		t.Errorf("want %d lines (one per bad file, one per fixed file, the summary), got %d:\n%s", len(bad)+len(good)+1, len(lines), stderr)
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -121,7 +121,7 @@ func TestHostileTreeWithWrite(t *testing.T) {
 	// Named on the command line, a FIFO, a device and a symlink loop are
 	// one error each and block nothing.
 	_, stderr, code = runWithin(t, "check", filepath.Join(dir, "pipe.py"), os.DevNull, filepath.Join(dir, "loop_a.py"))
-	if code != exitError || strings.Count(stderr, "\n") != 3 || strings.Count(stderr, "not a regular file") != 2 {
+	if code != exitError || strings.Count(stderr, "\n") != 4 || strings.Count(stderr, "not a regular file") != 2 || !strings.HasSuffix(stderr, "No findings: nothing to fix.\n") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
@@ -174,7 +174,7 @@ func TestUnreadableAsNobody(t *testing.T) {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitError, stderr)
 	}
 	for _, name := range []string{"secret.py", "locked"} {
-		want := "error: " + filepath.Join(tree, name) + ": permission denied"
+		want := "loratune-fix: error: " + filepath.Join(tree, name) + ": permission denied"
 		if strings.Count(stderr, want) != 1 {
 			t.Errorf("want one %q line, got:\n%s", want, stderr)
 		}
@@ -241,7 +241,7 @@ func TestUnwritableFolderIsNamed(t *testing.T) {
 	if code != exitError {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitError, stderr)
 	}
-	want := "error: " + inner + ": cannot write in the folder " + locked + ": permission denied"
+	want := "loratune-fix: error: " + inner + ": cannot write in the folder " + locked + ": permission denied"
 	if !strings.Contains(stderr, want) {
 		t.Errorf("want %q in stderr:\n%s", want, stderr)
 	}

@@ -6,7 +6,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -28,16 +30,57 @@ func main() {
 	stopProfile := startProfile()
 	err := root.Execute()
 	stopProfile()
+	os.Exit(exitStatus(err, os.Stderr))
+}
+
+// exitStatus turns a command's error into its exit code, printing the
+// error when it is not only a code.
+func exitStatus(err error, stderr io.Writer) int {
 	var code exitCode
 	switch {
 	case err == nil:
-		os.Exit(exitOK)
+		return exitOK
 	case errors.As(err, &code):
-		os.Exit(int(code))
-	default:
-		fmt.Fprintln(os.Stderr, "loratune-fix:", err)
-		os.Exit(exitError)
+		return int(code)
 	}
+	printLine(stderr, "error", err)
+	return exitError
+}
+
+// printLine writes a message about the run on stderr. Every such line
+// starts with the same prefix, "loratune-fix: LEVEL:" (error, warning or
+// note), whichever part of the tool it comes from.
+func printLine(w io.Writer, level string, a ...any) {
+	fmt.Fprintln(w, append([]any{"loratune-fix: " + level + ":"}, a...)...)
+}
+
+// buildVersion is the module version with the commit it was built from, as the
+// Go toolchain records them: "v1.2.0 (go1.26.8)" for go install of a tag,
+// "(devel) 1a2b3c4d5e6f 2026-12-01T10:00:00Z, modified (go1.26.8)" for a
+// build from a checkout.
+func buildVersion(info *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return "unknown (no build information)"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	// A tagged version names its commit already.
+	if rev := settings["vcs.revision"]; rev != "" && v == "(devel)" {
+		v += " " + rev[:min(12, len(rev))]
+		if t := settings["vcs.time"]; t != "" {
+			v += " " + t
+		}
+		if settings["vcs.modified"] == "true" {
+			v += ", modified"
+		}
+	}
+	return v + " (" + info.GoVersion + ")"
 }
 
 func newRoot() *cobra.Command {
@@ -48,9 +91,11 @@ func newRoot() *cobra.Command {
 TRL) and fixes what makes bf16 LoRA/DoRA training show grad_norm nan and loss 0.0:
 bf16 master weights, cuDNN SDPA attention, device_map="auto", a missing pad token,
 use_cache and torch.compile. It shows a diff first and writes only with --write.`,
+		Version:       buildVersion(debug.ReadBuildInfo()),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("loratune-fix {{.Version}}\n")
 	root.AddCommand(newFixCmd(), newCheckCmd(), newRulesCmd(), newDemoCmd())
 	root.AddCommand(newReviewCmd())
 	root.AddCommand(newMigrateCmd())

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,16 +20,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	root.SetErr(&errOut)
 	root.SetIn(strings.NewReader(stdin))
 	root.SetArgs(args)
-	err := root.Execute()
-	code := 0
-	var ec exitCode
-	switch {
-	case errors.As(err, &ec):
-		code = int(ec)
-	case err != nil:
-		errOut.WriteString(err.Error())
-		code = exitError
-	}
+	code := exitStatus(root.Execute(), &errOut)
 	return out.String(), errOut.String(), code
 }
 
@@ -71,8 +61,8 @@ func TestFixWriteAppliesAndKeepsTheMode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if strings.TrimSpace(stderr) != "fixed "+path {
-		t.Errorf("stderr %q, want one line naming the file", stderr)
+	if want := "fixed " + path + "\nFixed 8 of 8 findings in 1 file.\n"; stderr != want {
+		t.Errorf("stderr %q, want %q: one line naming the file, then the summary", stderr, want)
 	}
 	got, _ := os.ReadFile(path)
 	want, _ := os.ReadFile("../../fixtures/demo/train.py.golden")
@@ -103,7 +93,7 @@ func TestCheckTextAndJSON(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	if !strings.Contains(out, path+":40:20: LTF003 training-device-map: [*] ") {
+	if !strings.Contains(out, path+":40:20: error: LTF003 training-device-map: [*] ") {
 		t.Errorf("text output lacks the device_map finding:\n%s", out)
 	}
 	out, _, _ = run(t, "", "check", "--output-format", "json", path)

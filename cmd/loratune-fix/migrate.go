@@ -109,7 +109,7 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 				if rep != nil {
 					if err := rep.Add(r); err != nil {
 						prog.clear()
-						fmt.Fprintln(stderr, "error: --report:", err)
+						printLine(stderr, "error", "--report:", err)
 					}
 				}
 				n := 0
@@ -132,7 +132,7 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 			return nil
 		},
 	}
-	rf.register(cmd)
+	rf.register(cmd, "stdin-filename")
 	rf.bulk.register(cmd)
 	fs := cmd.Flags()
 	fs.StringVar(&reposFile, "repos", "", "file of repositories: one local path or git URL a line (# comments)")

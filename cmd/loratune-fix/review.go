@@ -21,7 +21,7 @@ import (
 
 func newReviewCmd() *cobra.Command {
 	var rf ruleFlags
-	var base, diffFile, format, commit string
+	var base, diffFile, format, formatAlias, commit string
 	var post, failOnFindings bool
 	var pr int
 	cmd := &cobra.Command{
@@ -37,9 +37,9 @@ The change is --base REF (the work tree against its merge base with REF, read
 with git) or --diff FILE (a unified diff; - reads stdin, paths relative to the
 current folder).
 
---format github-review prints the JSON body of GitHub's "create a review";
-rdjsonl feeds reviewdog (reviewdog -f=rdjsonl); sarif is a SARIF 2.1.0 log of
-the changed files. --post creates the review on GitHub instead, with
+--output-format github-review prints the JSON body of GitHub's "create a
+review"; rdjsonl feeds reviewdog (reviewdog -f=rdjsonl); sarif is a SARIF 2.1.0
+log of the changed files; github prints workflow annotations for them. --post creates the review on GitHub instead, with
 GITHUB_TOKEN, GITHUB_REPOSITORY, --pr (or the pull_request event at
 GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 		Args: cobra.NoArgs,
@@ -47,10 +47,13 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			if (base == "") == (diffFile == "") {
 				return errors.New("give exactly one of --base REF and --diff FILE")
 			}
+			if formatAlias != "" && !cmd.Flags().Changed("output-format") {
+				format = formatAlias
+			}
 			switch format {
-			case "github-review", "rdjsonl", "sarif":
+			case "github-review", "rdjsonl", "sarif", "github":
 			default:
-				return fmt.Errorf("--format %q: want github-review, rdjsonl or sarif", format)
+				return fmt.Errorf("--output-format %q: want github-review, rdjsonl, sarif or github", format)
 			}
 			opts, err := rf.options(true, false)
 			if err != nil {
@@ -77,7 +80,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 					commit = gc.Head
 				} else if commit != gc.Head {
 					// Comments take the head's line numbers; a merge commit's may differ.
-					fmt.Fprintf(stderr, "warning: HEAD is %.12s, the review is for %.12s: check out the pull request's head (actions/checkout with ref: ${{ github.event.pull_request.head.sha }})\n", gc.Head, commit)
+					printLine(stderr, "warning", fmt.Sprintf("HEAD is %.12s, the review is for %.12s: check out the pull request's head (actions/checkout with ref: ${{ github.event.pull_request.head.sha }})", gc.Head, commit))
 				}
 			} else if diffFile == "-" {
 				if diff, err = io.ReadAll(cmd.InOrStdin()); err != nil {
@@ -105,13 +108,14 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 				relOf[full[i]] = p
 			}
 			rv := &review.Review{CommitID: commit}
+			var annotations []*finding.FileResult
 			sarif := report.NewSARIF(opts.Engine.Rules())
 			errs, total := 0, 0
 			runner.Run(ctx, opts, full, func(f *finding.FileResult) {
 				rel := relOf[f.Path]
 				f.Path = rel
 				if f.Err != nil {
-					fmt.Fprintln(stderr, "error:", f.Err)
+					printLine(stderr, "error", f.Err)
 					errs++
 					msg := f.Err.Error()
 					var fe *runner.FileError
@@ -122,10 +126,11 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 					return
 				}
 				for _, d := range f.Dropped {
-					fmt.Fprintf(stderr, "error: %s: %s\n", f.Path, d)
+					printLine(stderr, "error", f.Path+": "+d)
 				}
 				total += len(f.Diags)
 				sarif.Add(f)
+				annotations = append(annotations, f)
 				rv.Files = append(rv.Files, review.Build(f, files[rel], rf.unsafeFixes))
 			})
 
@@ -149,6 +154,10 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 				if err := sarif.Flush(out); err != nil {
 					return err
 				}
+			case format == "github":
+				for _, f := range annotations {
+					report.GitHub(out, f)
+				}
 			}
 			switch {
 			case errs > 0:
@@ -159,11 +168,13 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			return nil
 		},
 	}
-	rf.register(cmd)
+	rf.register(cmd, "stdin-filename")
 	fs := cmd.Flags()
 	fs.StringVar(&base, "base", "", "review the work tree against its merge base with this branch or commit (uses git)")
 	fs.StringVar(&diffFile, "diff", "", "review the change in this unified diff file (- for stdin)")
-	fs.StringVar(&format, "format", "github-review", "github-review (JSON body of a GitHub review), rdjsonl (reviewdog) or sarif")
+	fs.StringVar(&format, "output-format", "github-review", "github-review (JSON body of a GitHub review), rdjsonl (reviewdog), sarif or github (workflow annotations)")
+	fs.StringVar(&formatAlias, "format", "", "the former name of --output-format")
+	fs.MarkDeprecated("format", "use --output-format")
 	fs.BoolVar(&post, "post", false, "post the review on GitHub (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL)")
 	fs.IntVar(&pr, "pr", 0, "the pull request's number (default: from the event at GITHUB_EVENT_PATH)")
 	fs.StringVar(&commit, "commit", "", "the commit the review is on (default: the pull request's head from the event, else HEAD with --base)")

@@ -207,7 +207,7 @@ var patchRE = regexp.MustCompile("(?s)```diff\n(.*?)```\n")
 
 func TestReviewBaseSuggestsOnlyOnChangedLinesAndMatchesFixWrite(t *testing.T) {
 	dir := prRepo(t)
-	stdout, stderr, err := runCLI(t, dir, "review", "--base", "main", "--format", "github-review")
+	stdout, stderr, err := runCLI(t, dir, "review", "--base", "main", "--output-format", "github-review")
 	if err != nil {
 		t.Fatalf("review: %v\n%s", err, stderr)
 	}

@@ -62,7 +62,7 @@ func readRDJSONL(t *testing.T, text string) []rdDiag {
 func TestReviewdogShowsTheSuggestionsOnTheChangedLines(t *testing.T) {
 	rd := reviewdogPath(t)
 	dir := prRepo(t)
-	rdjsonl, stderr, err := runCLI(t, dir, "review", "--base", "main", "--format", "rdjsonl")
+	rdjsonl, stderr, err := runCLI(t, dir, "review", "--base", "main", "--output-format", "rdjsonl")
 	if err != nil {
 		t.Fatalf("review: %v\n%s", err, stderr)
 	}
