@@ -234,3 +234,43 @@ func postLoadCasts(p *Pass, l *Load) {
 		p.Report(fd)
 	}
 }
+
+// trlDtype is LTF001 for a model TRL loads by name.
+func trlDtype(p *Pass, t *trlLoad) {
+	f := p.File
+	key := "torch_dtype"
+	if tv := p.Versions.TRL; tv.AtLeast(0, 23) || !tv.Known && f.fileDtypeKeyword() == "dtype" {
+		key = "dtype" // its name from TRL 0.23; with no pin, as the file spells it
+	}
+	v := t.entries["dtype"]
+	if v != nil {
+		key = "dtype"
+	} else if v = t.entries["torch_dtype"]; v != nil {
+		key = "torch_dtype"
+	}
+	where := start(t.trainer.Node)
+	if v != nil {
+		if k := lowPrecision(f, v); k != "bfloat16" && k != "float16" && k != "auto" {
+			return
+		}
+		where = start(v)
+	} else if p.Versions.TRL.AtLeast(0, 27) || t.entries["quantization_config"] != nil {
+		return // TRL >= 0.27 loads float32 when no dtype is given
+	}
+	msg := fmt.Sprintf("TRL loads %s itself in %s; pass float32 masters in model_init_kwargs (compute stays bf16 through SFTConfig's autocast); %s (assumed: %s)",
+		t.modelID, map[bool]string{true: "the dtype given", false: "the checkpoint's dtype (bf16 for Llama-3) when none is given before TRL 0.27"}[v != nil], fp32Cost, p.Versions.TRL.Describe("trl"))
+	fd := Finding{Start: where, End: where, Message: msg}
+	if t.jsonString {
+		fd.Severity = SeverityWarning
+		fd.Message += "; model_init_kwargs is a JSON string here: edit it by hand"
+		p.Report(fd)
+		return
+	}
+	name, imp := f.torchName("float32")
+	if fix, ok := t.setInit(p, key, name); ok {
+		fix.Message = fmt.Sprintf("model_init_kwargs %q: %s", key, name)
+		fix.Edits = append(fix.Edits, imp...)
+		fd.Fix = fix
+	}
+	p.Report(fd)
+}

@@ -142,3 +142,41 @@ func replaceOldFlashKeyword(p *Pass, old *sitter.Node) {
 	}
 	p.Report(fd)
 }
+
+// trlAttention is LTF002 for a model TRL loads by name.
+func trlAttention(p *Pass, t *trlLoad) {
+	text := p.Src.Text
+	if t.packing {
+		p.Report(Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node), Severity: SeverityInfo,
+			Message: "packing/padding_free needs flash attention: attention left as it is (left padding does not arise there)"})
+		return
+	}
+	v := t.entries["attn_implementation"]
+	if old := t.entries["use_flash_attention_2"]; old != nil && v == nil {
+		if old.Content(text) == "False" {
+			replaceOldFlashKeyword(p, old)
+		} else {
+			p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityInfo,
+				Message: `use_flash_attention_2 in model_init_kwargs chooses the attention (True: flash, which does not use cuDNN SDPA); left as it is (attn_implementation beside use_flash_attention_2=True raises ValueError in transformers 4.36-4.5x)`})
+		}
+		return
+	}
+	if v != nil {
+		if s, ok := StringValue(v, text); !ok || s != "sdpa" {
+			return
+		}
+	}
+	fd := Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node),
+		Message: fmt.Sprintf(`TRL loads %s with the default SDPA attention, whose cuDNN backward gives NaN on fully masked rows; pass attn_implementation="eager" in model_init_kwargs`, t.modelID)}
+	if t.jsonString {
+		fd.Severity = SeverityWarning
+		fd.Message += "; model_init_kwargs is a JSON string here: edit it by hand"
+		p.Report(fd)
+		return
+	}
+	if fix, ok := t.setInit(p, "attn_implementation", `"eager"`); ok {
+		fix.Message = `model_init_kwargs "attn_implementation": "eager"`
+		fd.Fix = fix
+	}
+	p.Report(fd)
+}
