@@ -28,7 +28,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/version"
 )
 
@@ -52,11 +51,20 @@ type PerFileIgnore struct {
 // Keys are the keys the table accepts.
 var Keys = []string{"profile", "select", "extend-select", "ignore", "target", "per-file-ignores"}
 
+// Names checks the profile and rule names a table uses: each returns an
+// error naming what is wrong. The command passes the engine's
+// (rewrite.CheckProfile, rewrite.CheckRule), so that this package reads
+// the file without the engine.
+type Names struct {
+	Profile func(name string) error
+	Rule    func(key string) error // a code, a code prefix, a name or ALL
+}
+
 // Find returns the configuration that governs start (a file or a folder):
 // the nearest pyproject.toml with a [tool.loratune-fix] table, looking in
 // start's folder and up to the repository root (a folder holding .git).
 // It returns nil, nil when there is none.
-func Find(start string) (*Config, error) {
+func Find(start string, names Names) (*Config, error) {
 	dir, err := filepath.Abs(start)
 	if err != nil {
 		return nil, err
@@ -67,7 +75,7 @@ func Find(start string) (*Config, error) {
 	for {
 		p := filepath.Join(dir, "pyproject.toml")
 		if data, err := os.ReadFile(p); err == nil {
-			cfg, err := parse(p, data)
+			cfg, err := parse(p, data, names)
 			if err != nil || cfg != nil {
 				return cfg, err
 			}
@@ -85,12 +93,12 @@ func Find(start string) (*Config, error) {
 
 // Load reads the table from a given pyproject.toml (--config); a file
 // without the table is an error there.
-func Load(file string) (*Config, error) {
+func Load(file string, names Names) (*Config, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := parse(file, data)
+	cfg, err := parse(file, data, names)
 	if err == nil && cfg == nil {
 		err = fmt.Errorf("%s: no [tool.loratune-fix] table", file)
 	}
@@ -98,7 +106,7 @@ func Load(file string) (*Config, error) {
 }
 
 // parse returns nil, nil when the file has no [tool.loratune-fix] table.
-func parse(file string, data []byte) (*Config, error) {
+func parse(file string, data []byte, names Names) (*Config, error) {
 	var doc struct {
 		Tool map[string]toml.Primitive `toml:"tool"`
 	}
@@ -136,12 +144,12 @@ func parse(file string, data []byte) (*Config, error) {
 			if !ok {
 				return nil, bad(key, "want a string, got %s", typeName(val))
 			}
-			if _, ok := rewrite.Profiles[s]; !ok {
-				return nil, bad(key, "unknown profile %q (want default or lean)", s)
+			if err := names.Profile(s); err != nil {
+				return nil, bad(key, "%v", err)
 			}
 			cfg.Profile = s
 		case "select", "extend-select", "ignore":
-			list, err := ruleList(val)
+			list, err := ruleList(val, names)
 			if err != nil {
 				return nil, bad(key, "%v", err)
 			}
@@ -176,7 +184,7 @@ func parse(file string, data []byte) (*Config, error) {
 				if _, err := globRegexp(p); err != nil {
 					return nil, bad(key, "pattern %q: %v", p, err)
 				}
-				list, err := ruleList(m[p])
+				list, err := ruleList(m[p], names)
 				if err != nil {
 					return nil, bad(key, "%q: %v", p, err)
 				}
@@ -209,7 +217,7 @@ func typeName(v any) string {
 
 // ruleList reads a list of rule codes or names and checks each names a
 // rule.
-func ruleList(v any) ([]string, error) {
+func ruleList(v any, names Names) ([]string, error) {
 	items, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("want a list of rule codes or names, got %s", typeName(v))
@@ -220,7 +228,7 @@ func ruleList(v any) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("want rule codes or names as strings, got %s", typeName(it))
 		}
-		if _, _, err := (rewrite.Selection{Select: []string{s}}).Resolve(); err != nil {
+		if err := names.Rule(s); err != nil {
 			return nil, err
 		}
 		out = append(out, s)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,26 @@ func writeFile(t *testing.T, path, text string) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// names stands in for the engine's (the command passes rewrite's, tested
+// in cmd/loratune-fix): profiles default and lean; codes LTF001-LTF009 and
+// LTF101-LTF105 by code, prefix or ALL, and two names.
+var names = Names{
+	Profile: func(name string) error {
+		if name != "default" && name != "lean" {
+			return fmt.Errorf("unknown profile %q", name)
+		}
+		return nil
+	},
+	Rule: func(key string) error {
+		k := strings.ToUpper(key)
+		if k == "ALL" || key == "dora-o-proj" || key == "training-padding-side" || strings.HasPrefix("LTF00", k) || strings.HasPrefix("LTF10", k) ||
+			len(k) == 6 && (k >= "LTF001" && k <= "LTF009" || k >= "LTF101" && k <= "LTF105") {
+			return nil
+		}
+		return fmt.Errorf("unknown rule %q", key)
+	},
 }
 
 func TestReadsEveryKey(t *testing.T) {
@@ -33,7 +54,7 @@ target = { transformers = "5.17", trl = "0.27" }
 "eval/*.py" = ["LTF003"]
 "**/nb/*.ipynb" = ["training-padding-side"]
 `)
-	cfg, err := Find(filepath.Join(dir, "src", "train.py"))
+	cfg, err := Find(filepath.Join(dir, "src", "train.py"), names)
 	if err != nil || cfg == nil {
 		t.Fatalf("Find: %v %v", cfg, err)
 	}
@@ -60,14 +81,14 @@ func TestStringTargetAndNoTable(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "pyproject.toml"), "[tool.loratune-fix]\ntarget = \"transformers=4.46, peft=0.13\"\n")
 	// A nearer pyproject.toml without the table does not stop the search.
 	writeFile(t, filepath.Join(dir, "pkg", "pyproject.toml"), "[tool.ruff]\nline-length = 100\n")
-	cfg, err := Find(filepath.Join(dir, "pkg"))
+	cfg, err := Find(filepath.Join(dir, "pkg"), names)
 	if err != nil || cfg == nil || cfg.Target.Peft.String() != "0.13.0" || cfg.Target.Transformers.String() != "4.46.0" {
 		t.Fatalf("Find: %+v %v", cfg, err)
 	}
 	// Nothing above the repository root is read.
 	inner := filepath.Join(dir, "sub")
 	writeFile(t, filepath.Join(inner, ".git", "HEAD"), "")
-	if cfg, err := Find(inner); cfg != nil || err != nil {
+	if cfg, err := Find(inner, names); cfg != nil || err != nil {
 		t.Errorf("found %+v %v across a repository root", cfg, err)
 	}
 }
@@ -90,7 +111,7 @@ func TestErrorsNameTheFileAndTheKey(t *testing.T) {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "pyproject.toml")
 		writeFile(t, file, "[tool.loratune-fix]\n"+tt.toml+"\n")
-		_, err := Load(file)
+		_, err := Load(file, names)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "pyproject.toml") {
 			t.Errorf("%s: error %v, want it to contain %q", tt.toml, err, tt.want)
 		}

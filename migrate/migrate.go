@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/gitcmd"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
@@ -122,7 +123,7 @@ func cloneDir(workdir, spec string) string {
 type repo struct {
 	o       *Options
 	res     *Result
-	git     gitRunner
+	git     gitcmd.Git
 	restore string         // local checkouts: the branch to return to
 	existed bool           // the branch was there before this run
 	applied map[string]int // fixes by rule code in the changed files
@@ -147,7 +148,7 @@ func Run(ctx context.Context, o *Options, spec string) *Result {
 	}
 	if r.restore != "" {
 		// Leave a local checkout on the branch it was on.
-		if _, err := r.git.run(ctx, "switch", "-q", r.restore); err != nil {
+		if _, err := r.git.Run(ctx, "switch", "-q", r.restore); err != nil {
 			res.Status = Failed
 			res.Error = joinErrors(res.Error, fmt.Sprintf("not put back on %s: %v", r.restore, err))
 		}
@@ -167,7 +168,7 @@ func (r *repo) run(ctx context.Context, spec string) error {
 		return err
 	}
 	if ctx.Err() != nil {
-		return ErrInterrupted
+		return gitcmd.ErrInterrupted
 	}
 
 	t = time.Now()
@@ -194,12 +195,12 @@ func (r *repo) run(ctx context.Context, spec string) error {
 	if r.res.Status == Clean {
 		return nil
 	}
-	if r.res.Commit, err = r.git.run(ctx, "rev-parse", "HEAD"); err != nil {
+	if r.res.Commit, err = r.git.Run(ctx, "rev-parse", "HEAD"); err != nil {
 		return err
 	}
 	if r.o.Push {
 		t = time.Now()
-		_, err = r.git.network(ctx, "push", "-q", "-u", "origin", "refs/heads/"+r.o.Branch+":refs/heads/"+r.o.Branch)
+		_, err = r.git.Network(ctx, "push", "-q", "-u", "origin", "refs/heads/"+r.o.Branch+":refs/heads/"+r.o.Branch)
 		r.res.Phases.Push = time.Since(t).Seconds()
 		if err != nil {
 			return err
@@ -213,7 +214,7 @@ func (r *repo) run(ctx context.Context, spec string) error {
 // branch when it exists (locally or on origin), else on the default
 // branch's tip where the branch will start.
 func (r *repo) checkout(ctx context.Context, spec string) error {
-	r.git = gitRunner{env: r.o.Env}
+	r.git = gitcmd.Git{Env: r.o.Env}
 	if !IsURL(spec) {
 		return r.checkoutLocal(ctx, spec)
 	}
@@ -222,16 +223,16 @@ func (r *repo) checkout(ctx context.Context, spec string) error {
 	}
 	dir := cloneDir(r.o.Workdir, spec)
 	r.res.Dir = dir
-	r.git.dir = dir
+	r.git.Dir = dir
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-		origin, err := r.git.run(ctx, "remote", "get-url", "origin")
+		origin, err := r.git.Run(ctx, "remote", "get-url", "origin")
 		if err != nil || origin != spec {
 			return fmt.Errorf("%s holds a clone of %q, not of this repository", dir, origin)
 		}
 		if err := r.clean(ctx); err != nil {
 			return err
 		}
-		if _, err := r.git.network(ctx, "fetch", "-q", "--depth", "1", "--no-tags", "origin"); err != nil {
+		if _, err := r.git.Network(ctx, "fetch", "-q", "--depth", "1", "--no-tags", "origin"); err != nil {
 			return err
 		}
 	} else {
@@ -240,34 +241,34 @@ func (r *repo) checkout(ctx context.Context, spec string) error {
 		}
 		// Shallow: one commit is all a fix needs. (git ignores --depth for
 		// a plain local path, which file:// avoids.)
-		if _, err := (gitRunner{env: r.o.Env}).network(ctx, "clone", "-q", "--depth", "1", "--no-tags", "--", spec, dir); err != nil {
+		if _, err := (gitcmd.Git{Env: r.o.Env}).Network(ctx, "clone", "-q", "--depth", "1", "--no-tags", "--", spec, dir); err != nil {
 			os.RemoveAll(dir) // no half-made clone for the next run to trip on
 			return err
 		}
 	}
-	head, err := r.git.run(ctx, "symbolic-ref", "--short", "refs/remotes/origin/HEAD")
+	head, err := r.git.Run(ctx, "symbolic-ref", "--short", "refs/remotes/origin/HEAD")
 	if err != nil {
 		return fmt.Errorf("cannot tell origin's default branch: %w", err)
 	}
 	if ok, err := r.switchExisting(ctx); ok || err != nil {
 		return err
 	}
-	remote, err := r.git.network(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+r.o.Branch)
+	remote, err := r.git.Network(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+r.o.Branch)
 	if err != nil {
 		return err
 	}
 	if remote != "" {
 		ref := "refs/remotes/origin/" + r.o.Branch
-		if _, err := r.git.network(ctx, "fetch", "-q", "--depth", "1", "--no-tags", "origin", "+refs/heads/"+r.o.Branch+":"+ref); err != nil {
+		if _, err := r.git.Network(ctx, "fetch", "-q", "--depth", "1", "--no-tags", "origin", "+refs/heads/"+r.o.Branch+":"+ref); err != nil {
 			return err
 		}
-		if _, err := r.git.run(ctx, "switch", "-q", "--no-track", "-c", r.o.Branch, "origin/"+r.o.Branch); err != nil {
+		if _, err := r.git.Run(ctx, "switch", "-q", "--no-track", "-c", r.o.Branch, "origin/"+r.o.Branch); err != nil {
 			return err
 		}
 		r.existed = true
 		return nil
 	}
-	_, err = r.git.run(ctx, "switch", "-q", "--detach", head)
+	_, err = r.git.Run(ctx, "switch", "-q", "--detach", head)
 	return err
 }
 
@@ -275,13 +276,13 @@ func (r *repo) checkout(ctx context.Context, spec string) error {
 // and it is put back on that branch afterwards.
 func (r *repo) checkoutLocal(ctx context.Context, dir string) error {
 	r.res.Dir = dir
-	r.git.dir = dir
+	r.git.Dir = dir
 	if fi, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("no such repository: %w", unwrapPathError(err))
 	} else if !fi.IsDir() {
 		return errors.New("not a folder: give the top folder of a git checkout, or a URL")
 	}
-	top, err := r.git.run(ctx, "rev-parse", "--show-toplevel")
+	top, err := r.git.Run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return fmt.Errorf("not a git repository: %w", err)
 	}
@@ -293,14 +294,14 @@ func (r *repo) checkoutLocal(ctx context.Context, dir string) error {
 	if err := r.clean(ctx); err != nil {
 		return err
 	}
-	cur, err := r.git.run(ctx, "symbolic-ref", "-q", "--short", "HEAD")
+	cur, err := r.git.Run(ctx, "symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil {
 		return errors.New("HEAD is detached: check out the default branch first")
 	}
 	if cur == r.o.Branch {
 		return fmt.Errorf("the checkout is on %s itself: check out the default branch first", r.o.Branch)
 	}
-	if _, err := r.git.run(ctx, "rev-parse", "-q", "--verify", "HEAD"); err != nil {
+	if _, err := r.git.Run(ctx, "rev-parse", "-q", "--verify", "HEAD"); err != nil {
 		return errors.New("the repository has no commit yet")
 	}
 	r.restore = cur
@@ -310,18 +311,18 @@ func (r *repo) checkoutLocal(ctx context.Context, dir string) error {
 
 // switchExisting switches to the branch when it exists locally.
 func (r *repo) switchExisting(ctx context.Context) (bool, error) {
-	if _, err := r.git.run(ctx, "rev-parse", "-q", "--verify", "refs/heads/"+r.o.Branch); err != nil {
+	if _, err := r.git.Run(ctx, "rev-parse", "-q", "--verify", "refs/heads/"+r.o.Branch); err != nil {
 		return false, nil
 	}
 	r.existed = true
-	_, err := r.git.run(ctx, "switch", "-q", r.o.Branch)
+	_, err := r.git.Run(ctx, "switch", "-q", r.o.Branch)
 	return true, err
 }
 
 // clean refuses a work tree with changes or untracked files: the fixes
 // must be the commit's only content, and nothing of the user's is touched.
 func (r *repo) clean(ctx context.Context) error {
-	out, err := r.git.run(ctx, "status", "--porcelain")
+	out, err := r.git.Run(ctx, "status", "--porcelain")
 	if err != nil {
 		return err
 	}
@@ -371,7 +372,7 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 		}
 	})
 	if ctx.Err() != nil {
-		return nil, ErrInterrupted
+		return nil, gitcmd.ErrInterrupted
 	}
 	if len(errs) > 0 {
 		more := ""
@@ -393,7 +394,7 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 				rel = append(rel, done.rel)
 			}
 			if len(rel) > 0 {
-				if _, rerr := r.git.run(ctx, append([]string{"checkout", "-q", "--"}, rel...)...); rerr != nil {
+				if _, rerr := r.git.Run(ctx, append([]string{"checkout", "-q", "--"}, rel...)...); rerr != nil {
 					return nil, fmt.Errorf("%s: %w; rolling back the files written before it failed: %v", p.rel, err, rerr)
 				}
 			}
@@ -416,7 +417,7 @@ func (r *repo) commit(ctx context.Context, changed []pending) error {
 				failed = append(failed, e.Error())
 			}
 		}
-		_, e := r.git.run(ctx, "reset", "-q")
+		_, e := r.git.Run(ctx, "reset", "-q")
 		note(e)
 		for _, p := range changed { // the files as they were, without git
 			path := filepath.Join(r.res.Dir, filepath.FromSlash(p.rel))
@@ -432,9 +433,9 @@ func (r *repo) commit(ctx context.Context, changed []pending) error {
 			// No branch without its commit: a later run would call it
 			// up to date. HEAD leaves it where it started (the commit is
 			// the same); a local checkout is then put back on its branch.
-			_, e = r.git.run(ctx, "switch", "-q", "--detach")
+			_, e = r.git.Run(ctx, "switch", "-q", "--detach")
 			note(e)
-			_, e = r.git.run(ctx, "branch", "-q", "-D", r.o.Branch)
+			_, e = r.git.Run(ctx, "branch", "-q", "-D", r.o.Branch)
 			note(e)
 			r.existed = false
 		}
@@ -444,12 +445,12 @@ func (r *repo) commit(ctx context.Context, changed []pending) error {
 		return err
 	}
 	if !had {
-		if _, err := r.git.run(ctx, "switch", "-q", "-c", r.o.Branch); err != nil {
+		if _, err := r.git.Run(ctx, "switch", "-q", "-c", r.o.Branch); err != nil {
 			return undo(err)
 		}
 		r.existed = true
 	}
-	if _, err := r.git.run(ctx, append([]string{"add", "--"}, r.res.Files...)...); err != nil {
+	if _, err := r.git.Run(ctx, append([]string{"add", "--"}, r.res.Files...)...); err != nil {
 		return undo(err)
 	}
 	args := []string{"commit", "-q", "--no-verify", "-m", r.message()}
@@ -458,14 +459,14 @@ func (r *repo) commit(ctx context.Context, changed []pending) error {
 	}
 	g := r.git
 	if r.o.Author != "" {
-		if email, _ := g.run(ctx, "config", "user.email"); email == "" {
+		if email, _ := g.Run(ctx, "config", "user.email"); email == "" {
 			// No identity configured: the author commits too.
 			name, mail, _ := strings.Cut(r.o.Author, "<")
-			g.env = append(append([]string{}, g.env...), "GIT_COMMITTER_NAME="+strings.TrimSpace(name),
+			g.Env = append(append([]string{}, g.Env...), "GIT_COMMITTER_NAME="+strings.TrimSpace(name),
 				"GIT_COMMITTER_EMAIL="+strings.TrimSuffix(strings.TrimSpace(mail), ">"))
 		}
 	}
-	if _, err := g.run(ctx, args...); err != nil {
+	if _, err := g.Run(ctx, args...); err != nil {
 		return undo(err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loratune/loratune-fix/fixtures"
+	"github.com/loratune/loratune-fix/gitcmd"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
@@ -25,7 +26,7 @@ func env(t *testing.T) []string {
 
 func git(t *testing.T, e []string, dir string, args ...string) string {
 	t.Helper()
-	out, err := gitRunner{dir: dir, env: e}.run(context.Background(), args...)
+	out, err := gitcmd.Git{Dir: dir, Env: e}.Run(context.Background(), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +69,10 @@ func options(t *testing.T, e []string) *Options {
 }
 
 var training = map[string]string{
-	"train.py":      string(fixtures.Demo),
+	"train.py":      string(fixtures.Demo()),
 	"pkg/util.py":   "def add(a, b):\n    return a + b\n",
 	"README.md":     "a project\n",
-	"build/gen.py":  string(fixtures.Demo), // ignored below: never touched
+	"build/gen.py":  string(fixtures.Demo()), // ignored below: never touched
 	".gitignore":    "build/\n",
 	"notes/todo.py": "import os\n",
 }
@@ -141,10 +142,10 @@ func TestMigrateClean(t *testing.T) {
 	if res.Status != Clean || res.Branch != "" || res.Commit != "" || res.Error != "" {
 		t.Fatalf("clean repo: %+v", res)
 	}
-	if out, _ := (gitRunner{dir: bare, env: e}).run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); out != "" {
+	if out, _ := (gitcmd.Git{Dir: bare, Env: e}).Run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); out != "" {
 		t.Error("a clean repository got a branch on the remote")
 	}
-	if _, err := (gitRunner{dir: res.Dir, env: e}).run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
+	if _, err := (gitcmd.Git{Dir: res.Dir, Env: e}).Run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
 		t.Error("a clean repository got a local branch")
 	}
 }
@@ -179,7 +180,7 @@ func TestMigrateFailuresDoNotStopOthers(t *testing.T) {
 	dirty := newRepo(t, e, training)
 	os.WriteFile(filepath.Join(dirty, "scratch.py"), []byte("x = 1\n"), 0o644)
 	broken := newRepo(t, e, map[string]string{
-		"train.py": string(fixtures.Demo),
+		"train.py": string(fixtures.Demo()),
 		// A training file (so the prefilter lets it through) that does not parse.
 		"bad.py": "from transformers import AutoModel, Trainer\ntrainer = Trainer()\nmodel = AutoModel.from_pretrained(\n",
 	})
@@ -220,11 +221,11 @@ func TestMigrateFailuresDoNotStopOthers(t *testing.T) {
 	if st := git(t, e, broken, "status", "--porcelain"); st != "" {
 		t.Errorf("broken repository changed on disk:\n%s", st)
 	}
-	if _, err := (gitRunner{dir: broken, env: e}).run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
+	if _, err := (gitcmd.Git{Dir: broken, Env: e}).Run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
 		t.Error("broken repository got a branch")
 	}
 	// The dirty one keeps its file, unchanged.
-	if b, _ := os.ReadFile(filepath.Join(dirty, "train.py")); string(b) != string(fixtures.Demo) {
+	if b, _ := os.ReadFile(filepath.Join(dirty, "train.py")); string(b) != string(fixtures.Demo()) {
 		t.Error("dirty repository's train.py was changed")
 	}
 	if _, err := os.Stat(filepath.Join(o.Workdir, strings.TrimPrefix(missing, "file://"))); err == nil {
@@ -317,7 +318,7 @@ func TestMigrateFailedCommitLeavesNoBranch(t *testing.T) {
 	if res.Status != Failed || !strings.Contains(res.Error, "git commit") {
 		t.Fatalf("without an identity: %s %q, want a git commit error", res.Status, res.Error)
 	}
-	if _, err := (gitRunner{dir: dir, env: e}).run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
+	if _, err := (gitcmd.Git{Dir: dir, Env: e}).Run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+DefaultBranch); err == nil {
 		t.Error("the failed commit left its branch")
 	}
 	if cur := git(t, e, dir, "symbolic-ref", "--short", "HEAD"); cur != "main" {

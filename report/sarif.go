@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/loratune/loratune-fix/finding"
-	"github.com/loratune/loratune-fix/rewrite"
 )
 
 // DocsURL is where docs/rules.md is published; RuleURL adds the anchor.
@@ -111,19 +110,19 @@ type (
 // and a result per finding with its location and, for Python files, its
 // fix as byte-exact replacements.
 type SARIF struct {
-	rules   []*rewrite.Rule
+	rules   []finding.RuleInfo
 	results []sarifResult
 }
 
 // NewSARIF starts a log for the rules that run.
-func NewSARIF(rules []*rewrite.Rule) *SARIF { return &SARIF{rules: rules} }
+func NewSARIF(rules []finding.RuleInfo) *SARIF { return &SARIF{rules: rules} }
 
 // Add records a file's findings.
 func (s *SARIF) Add(f *finding.FileResult) {
 	uri := (&url.URL{Path: filepath.ToSlash(f.Path)}).String()
 	for _, d := range f.Diags {
 		res := sarifResult{
-			RuleID: d.Code, RuleIndex: s.index(d.Code), Level: sarifLevel(d.Severity),
+			RuleID: d.Code, RuleIndex: s.index(d.Finding), Level: sarifLevel(d.Severity),
 			Message: sarifText{d.Message},
 		}
 		loc := sarifPhysical{ArtifactLocation: sarifArtifact{uri}}
@@ -157,19 +156,17 @@ func sarifFixOf(uri string, fx *finding.Fix) sarifFix {
 	return sarifFix{Description: sarifText{fx.Message}, ArtifactChanges: []sarifArtifactChange{ch}}
 }
 
-func (s *SARIF) index(code string) int {
+func (s *SARIF) index(fd finding.Finding) int {
 	for i, r := range s.rules {
-		if r.Code == code {
+		if r.Code == fd.Code {
 			return i
 		}
 	}
 	// A finding of a rule outside the list (cannot happen with the
-	// engine's own list): add it so ruleIndex stays valid.
-	if r := rewrite.Lookup(code); r != nil {
-		s.rules = append(s.rules, r)
-		return len(s.rules) - 1
-	}
-	return -1
+	// engine's own list): add what it says of its rule, so that ruleIndex
+	// stays valid.
+	s.rules = append(s.rules, finding.RuleInfo{Code: fd.Code, Name: fd.Name, Severity: fd.Severity})
+	return len(s.rules) - 1
 }
 
 func sarifLevel(sev finding.Severity) string {

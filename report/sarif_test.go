@@ -42,17 +42,17 @@ func compileSARIFSchema(t *testing.T) *jsonschema.Schema {
 	return sch
 }
 
-func demoFile(t *testing.T, path string) (*finding.FileResult, []*rewrite.Rule) {
+func demoFile(t *testing.T, path string) (*finding.FileResult, []finding.RuleInfo) {
 	t.Helper()
 	eng, err := rewrite.New(rewrite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := runner.Process(&runner.Options{Engine: eng}, path, fixtures.Demo)
+	f := runner.Process(&runner.Options{Engine: eng}, path, fixtures.Demo())
 	if f.Err != nil || len(f.Diags) == 0 {
 		t.Fatalf("demo: err %v, %d findings", f.Err, len(f.Diags))
 	}
-	return f, eng.Rules()
+	return f, rewrite.Infos(eng.Rules())
 }
 
 func TestSARIFIsValidAgainstTheOfficialSchema(t *testing.T) {

@@ -17,7 +17,7 @@ func BenchmarkFixDemo(b *testing.B) {
 	}
 	opts := &runner.Options{Engine: eng, Fix: true}
 	for b.Loop() {
-		runner.Process(opts, "train.py", fixtures.Demo)
+		runner.Process(opts, "train.py", fixtures.Demo())
 	}
 }
 
@@ -28,8 +28,8 @@ func BenchmarkReviewDemo(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := runner.Process(&runner.Options{Engine: eng, Fix: true}, "train.py", fixtures.Demo)
-	n := strings.Count(string(fixtures.Demo), "\n")
+	f := runner.Process(&runner.Options{Engine: eng, Fix: true}, "train.py", fixtures.Demo())
+	n := strings.Count(string(fixtures.Demo()), "\n")
 	fd := &FileDiff{Added: []Range{{1, n / 2}}}
 	for b.Loop() {
 		rv := &Review{Files: []*File{Build(f, fd, false)}}

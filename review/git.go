@@ -1,27 +1,11 @@
 package review
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
-	"strings"
-)
 
-// git runs git in dir with settings that keep its output machine-readable
-// whatever the user's configuration.
-func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	full := append([]string{"-c", "core.quotepath=off", "-c", "diff.noprefix=false"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
+	"github.com/loratune/loratune-fix/gitcmd"
+)
 
 // GitChange is a pull request's change as git sees it from a work tree.
 type GitChange struct {
@@ -35,22 +19,20 @@ type GitChange struct {
 // branch, tag or commit): the lines a pull request from HEAD into base
 // changes, including edits not committed yet.
 func GitDiff(ctx context.Context, dir, base string) (*GitChange, error) {
-	root, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	root, err := gitcmd.Git{Dir: dir}.Run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, err
 	}
-	gc := &GitChange{Root: strings.TrimSpace(string(root))}
-	mb, err := git(ctx, gc.Root, "merge-base", base, "HEAD")
+	gc := &GitChange{Root: root}
+	git := gitcmd.Git{Dir: root}
+	gc.MergeBase, err = git.Run(ctx, "merge-base", base, "HEAD")
 	if err != nil {
 		return nil, fmt.Errorf("no merge base of %s and HEAD (a shallow clone? fetch with fetch-depth: 0): %w", base, err)
 	}
-	gc.MergeBase = strings.TrimSpace(string(mb))
-	head, err := git(ctx, gc.Root, "rev-parse", "HEAD")
-	if err != nil {
+	if gc.Head, err = git.Run(ctx, "rev-parse", "HEAD"); err != nil {
 		return nil, err
 	}
-	gc.Head = strings.TrimSpace(string(head))
-	gc.Diff, err = git(ctx, gc.Root, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M",
+	gc.Diff, err = git.Output(ctx, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M",
 		"--src-prefix=a/", "--dst-prefix=b/", "-U0", gc.MergeBase, "--")
 	if err != nil {
 		return nil, err

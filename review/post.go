@@ -2,15 +2,13 @@ package review
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
-	"time"
 
 	"github.com/google/go-github/v75/github"
+
+	"github.com/loratune/loratune-fix/githubapi"
 )
 
 // MaxCommentsPerReview keeps each review small enough for GitHub to take
@@ -20,35 +18,10 @@ const MaxCommentsPerReview = 30
 // maxBodyChars stays under GitHub's 65,536-character limit on a body.
 const maxBodyChars = 60000
 
-// NewClient returns a GitHub client for token against apiURL (GitHub
-// Enterprise sets GITHUB_API_URL; "" is the public API).
-func NewClient(token, apiURL string, hc *http.Client) (*github.Client, error) {
-	c := github.NewClient(hc)
-	if token != "" {
-		c = c.WithAuthToken(token)
-	}
-	c.UserAgent = "loratune-fix"
-	if apiURL != "" {
-		u, err := url.Parse(strings.TrimSuffix(apiURL, "/") + "/")
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("GITHUB_API_URL %q is not a URL", apiURL)
-		}
-		c.BaseURL = u
-	}
-	return c, nil
-}
-
 // Poster posts a review on one pull request.
 type Poster struct {
-	Client      *github.Client
-	Owner, Repo string
-	PR          int
-	// Sleep waits between attempts (nil: a timer); tests make it instant.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// MaxAttempts per call (0: 5).
-	MaxAttempts int
-	// Log gets a line per retry (nil: nothing).
-	Log io.Writer
+	GitHub *githubapi.Client
+	PR     int
 }
 
 // Posted says what a Post did.
@@ -64,7 +37,7 @@ type Posted struct {
 func (p *Poster) Post(ctx context.Context, r *Review) (*Posted, error) {
 	seen, err := p.posted(ctx)
 	if err != nil {
-		return nil, err
+		return nil, p.explain(err)
 	}
 	res := &Posted{}
 	var comments []PendingComment
@@ -122,11 +95,7 @@ func fitBody(r *Review, comments int, items []BodyItem) (string, int) {
 // each retry it looks again at what is posted: a review that GitHub created
 // although the response was an error is not posted twice.
 func (p *Poster) create(ctx context.Context, commit, body string, batch []PendingComment) (int, error) {
-	attempts := p.MaxAttempts
-	if attempts <= 0 {
-		attempts = 5
-	}
-	for attempt := 1; ; attempt++ {
+	err := p.GitHub.Retry(ctx, func(ctx context.Context) error {
 		req := &github.PullRequestReviewRequest{Event: github.Ptr("COMMENT"), Body: github.Ptr(body)}
 		if commit != "" {
 			req.CommitID = github.Ptr(commit)
@@ -141,23 +110,12 @@ func (p *Poster) create(ctx context.Context, commit, body string, batch []Pendin
 			}
 			req.Comments = append(req.Comments, dc)
 		}
-		_, _, err := p.Client.PullRequests.CreateReview(bypass(ctx), p.Owner, p.Repo, p.PR, req)
-		if err == nil {
-			return len(batch), nil
-		}
-		wait, retry := p.retryable(err, attempt)
-		if !retry || attempt >= attempts {
-			return 0, p.explain(err)
-		}
-		if p.Log != nil {
-			fmt.Fprintf(p.Log, "loratune-fix: warning: %v; retrying in %s (attempt %d of %d)\n", shortError(err), wait, attempt+1, attempts)
-		}
-		if err := p.sleep(ctx, wait); err != nil {
-			return 0, err
-		}
+		_, _, err := p.GitHub.PullRequests.CreateReview(ctx, p.GitHub.Owner, p.GitHub.Repo, p.PR, req)
+		return err
+	}, func(ctx context.Context) (bool, error) {
 		seen, err := p.posted(ctx)
 		if err != nil {
-			return 0, err
+			return false, err
 		}
 		kept := batch[:0:0]
 		for _, c := range batch {
@@ -166,10 +124,15 @@ func (p *Poster) create(ctx context.Context, commit, body string, batch []Pendin
 			}
 		}
 		if len(kept) < len(batch) || len(batch) == 0 && seen[bodyKey(body)] {
-			return len(batch), nil // created after all, despite the error
+			return true, nil // created after all, despite the error
 		}
 		batch = kept
+		return false, nil
+	})
+	if err != nil {
+		return 0, p.explain(err)
 	}
+	return len(batch), nil
 }
 
 // bodyKey is the fingerprint of a body's first item, which tells whether a
@@ -181,114 +144,30 @@ func bodyKey(body string) string {
 	return "\x00none"
 }
 
-// bypass turns off go-github's own refusal to call before a rate limit's
-// reset: Poster waits itself, with its own (injectable) clock.
-func bypass(ctx context.Context) context.Context {
-	return context.WithValue(ctx, github.BypassRateLimitCheck, true)
-}
-
-func (p *Poster) sleep(ctx context.Context, d time.Duration) error {
-	if p.Sleep != nil {
-		return p.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// retryable says whether err is worth another attempt and after how long:
-// server errors with exponential backoff, secondary rate limits after their
-// Retry-After, the primary limit until its reset when that is near.
-func (p *Poster) retryable(err error, attempt int) (time.Duration, bool) {
-	backoff := time.Duration(1<<min(attempt-1, 6)) * time.Second
-	var abuse *github.AbuseRateLimitError
-	if errors.As(err, &abuse) {
-		if abuse.RetryAfter != nil {
-			return *abuse.RetryAfter, true
-		}
-		return max(backoff, time.Minute), true
-	}
-	var rate *github.RateLimitError
-	if errors.As(err, &rate) {
-		wait := time.Until(rate.Rate.Reset.Time)
-		return max(wait, time.Second), wait < 15*time.Minute
-	}
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode >= 500 {
-		if ra := er.Response.Header.Get("Retry-After"); ra != "" {
-			if d, perr := time.ParseDuration(ra + "s"); perr == nil {
-				return d, true
-			}
-		}
-		return backoff, true
-	}
-	return 0, false
-}
-
-func shortError(err error) string {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return fmt.Sprintf("%s %s: %d %s", er.Response.Request.Method, er.Response.Request.URL.Path, er.Response.StatusCode, er.Message)
-	}
-	return err.Error()
-}
-
-// explain turns GitHub's refusals into errors that name the cause.
+// explain names the cause of GitHub's refusal to post.
 func (p *Poster) explain(err error) error {
-	var abuse *github.AbuseRateLimitError
-	var rate *github.RateLimitError
-	switch {
-	case errors.As(err, &abuse):
-		return fmt.Errorf("GitHub's secondary rate limit held after retries; run again later: %w", err)
-	case errors.As(err, &rate):
-		return fmt.Errorf("GitHub's rate limit is used up until %s: %w", rate.Rate.Reset.Time.Format(time.RFC3339), err)
-	}
-	var er *github.ErrorResponse
-	if !errors.As(err, &er) || er.Response == nil {
-		return fmt.Errorf("posting the review to %s/%s#%d: %w", p.Owner, p.Repo, p.PR, err)
-	}
-	detail := er.Message
-	for _, e := range er.Errors {
-		if e.Message != "" {
-			detail += "; " + e.Message
-		} else if e.Code != "" {
-			detail += fmt.Sprintf("; %s %s", e.Field, e.Code)
-		}
-	}
-	var cause string
-	switch er.Response.StatusCode {
-	case http.StatusUnauthorized:
-		cause = "the token was refused: GITHUB_TOKEN is missing, expired or wrong"
-	case http.StatusForbidden:
-		cause = "the token may not write reviews: give the workflow `permissions: pull-requests: write` (pull requests from forks get a read-only token)"
-	case http.StatusNotFound:
-		cause = fmt.Sprintf("no pull request %d in %s/%s that this token can see (check GITHUB_REPOSITORY, --pr and GITHUB_API_URL)", p.PR, p.Owner, p.Repo)
-	case http.StatusUnprocessableEntity:
-		cause = "GitHub rejected the review: a comment on a line outside the pull request's diff, or a commit_id that is not the pull request's head (check out the head commit, not the merge commit)"
-	default:
-		cause = "GitHub answered with an error"
-	}
-	return fmt.Errorf("%s (%d %s: %s)", cause, er.Response.StatusCode, http.StatusText(er.Response.StatusCode), detail)
+	c := p.GitHub
+	return githubapi.Explain(err, fmt.Sprintf("posting the review to %s/%s#%d", c.Owner, c.Repo, p.PR), map[int]string{
+		http.StatusForbidden:           "the token may not write reviews: give the workflow `permissions: pull-requests: write` (pull requests from forks get a read-only token)",
+		http.StatusNotFound:            fmt.Sprintf("no pull request %d in %s/%s that this token can see (check GITHUB_REPOSITORY, --pr and GITHUB_API_URL)", p.PR, c.Owner, c.Repo),
+		http.StatusUnprocessableEntity: "GitHub rejected the review: a comment on a line outside the pull request's diff, or a commit_id that is not the pull request's head (check out the head commit, not the merge commit)",
+	})
 }
 
 // posted collects the fingerprints of the review comments and review bodies
-// an earlier run left on the pull request.
+// an earlier run left on the pull request. Its errors are GitHub's, not
+// yet explained.
 func (p *Poster) posted(ctx context.Context) (map[string]bool, error) {
 	seen := map[string]bool{}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		var cs []*github.PullRequestComment
 		var resp *github.Response
-		err := p.retry(ctx, func() error {
+		err := p.GitHub.Retry(ctx, func(ctx context.Context) error {
 			var err error
-			cs, resp, err = p.Client.PullRequests.ListComments(bypass(ctx), p.Owner, p.Repo, p.PR, opts)
+			cs, resp, err = p.GitHub.PullRequests.ListComments(ctx, p.GitHub.Owner, p.GitHub.Repo, p.PR, opts)
 			return err
-		})
+		}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -306,11 +185,11 @@ func (p *Poster) posted(ctx context.Context) (map[string]bool, error) {
 	for {
 		var rs []*github.PullRequestReview
 		var resp *github.Response
-		err := p.retry(ctx, func() error {
+		err := p.GitHub.Retry(ctx, func(ctx context.Context) error {
 			var err error
-			rs, resp, err = p.Client.PullRequests.ListReviews(bypass(ctx), p.Owner, p.Repo, p.PR, lo)
+			rs, resp, err = p.GitHub.PullRequests.ListReviews(ctx, p.GitHub.Owner, p.GitHub.Repo, p.PR, lo)
 			return err
-		})
+		}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -327,28 +206,4 @@ func (p *Poster) posted(ctx context.Context) (map[string]bool, error) {
 		lo.Page = resp.NextPage
 	}
 	return seen, nil
-}
-
-// retry runs a read-only call with the same retry policy as create.
-func (p *Poster) retry(ctx context.Context, call func() error) error {
-	attempts := p.MaxAttempts
-	if attempts <= 0 {
-		attempts = 5
-	}
-	for attempt := 1; ; attempt++ {
-		err := call()
-		if err == nil {
-			return nil
-		}
-		wait, ok := p.retryable(err, attempt)
-		if !ok || attempt >= attempts {
-			return p.explain(err)
-		}
-		if p.Log != nil {
-			fmt.Fprintf(p.Log, "loratune-fix: warning: %v; retrying in %s (attempt %d of %d)\n", shortError(err), wait, attempt+1, attempts)
-		}
-		if err := p.sleep(ctx, wait); err != nil {
-			return err
-		}
-	}
 }

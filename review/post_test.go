@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/githubapi"
 )
 
 // fakeGitHub is the part of GitHub's REST API that Poster uses, under the
@@ -162,13 +163,13 @@ func newPoster(t *testing.T, g *fakeGitHub) (*Poster, *[]time.Duration) {
 	t.Helper()
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
-	client, err := NewClient("test-token", srv.URL+"/api/v3", srv.Client())
+	client, err := githubapi.New("test-token", srv.URL+"/api/v3", "octo", "train", srv.Client())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var slept []time.Duration
-	p := &Poster{Client: client, Owner: "octo", Repo: "train", PR: 7,
-		Sleep: func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }}
+	client.Sleep = func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+	p := &Poster{GitHub: client, PR: 7}
 	return p, &slept
 }
 

@@ -3,8 +3,11 @@ package rewrite
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // Rule is one concern with a stable code and name, in the shape of Go's
@@ -107,10 +110,45 @@ const (
 	ProfileLean    = "lean"
 )
 
-// Profiles lists the profiles with what each one stands for.
-var Profiles = map[string]string{
-	ProfileDefault: "the reported fix set: fp32 master weights, eager attention, device_map=None, dedicated pad, use_cache off, deferred compile (measured: 1.65x peak memory and 0.94x speed at sequence 512, 1.95x and 0.73x at 2048)",
-	ProfileLean:    "keeps bf16 weights and SDPA: switches the cuDNN SDPA backend off instead of fp32 masters and eager attention (measured: same peak memory, 1.09x speed at sequence 512, 0.88x at 2048)",
+// profiles are the profiles with what each one stands for, in name order;
+// read them through Profiles.
+var profiles = []finding.ProfileInfo{
+	{Name: ProfileDefault, Doc: "the reported fix set: fp32 master weights, eager attention, device_map=None, dedicated pad, use_cache off, deferred compile (measured: 1.65x peak memory and 0.94x speed at sequence 512, 1.95x and 0.73x at 2048)"},
+	{Name: ProfileLean, Doc: "keeps bf16 weights and SDPA: switches the cuDNN SDPA backend off instead of fp32 masters and eager attention (measured: same peak memory, 1.09x speed at sequence 512, 0.88x at 2048)"},
+}
+
+// Profiles returns the profiles in name order.
+func Profiles() []finding.ProfileInfo { return slices.Clone(profiles) }
+
+// CheckProfile returns an error when name is not a profile.
+func CheckProfile(name string) error {
+	for _, p := range profiles {
+		if p.Name == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown profile %q (want default or lean)", name)
+}
+
+// CheckRule returns an error when key (a code, a code prefix, a name or
+// ALL) selects no rule.
+func CheckRule(key string) error {
+	_, _, err := Selection{Select: []string{key}}.Resolve()
+	return err
+}
+
+// Info is what the rule tells people, for the output formats.
+func (r *Rule) Info() finding.RuleInfo {
+	return finding.RuleInfo{Code: r.Code, Name: r.Name, Summary: r.Summary, Severity: r.Severity, Profiles: slices.Clone(r.Profiles), Doc: r.Doc}
+}
+
+// Infos is Info of each rule.
+func Infos(rules []*Rule) []finding.RuleInfo {
+	out := make([]finding.RuleInfo, len(rules))
+	for i, r := range rules {
+		out[i] = r.Info()
+	}
+	return out
 }
 
 // All returns every rule in code order.
@@ -167,8 +205,8 @@ func (s Selection) Resolve() (rules []*Rule, notes []string, err error) {
 	if profile == "" {
 		profile = ProfileDefault
 	}
-	if _, ok := Profiles[profile]; !ok {
-		return nil, nil, fmt.Errorf("unknown profile %q (want default or lean)", profile)
+	if err := CheckProfile(profile); err != nil {
+		return nil, nil, err
 	}
 	// match returns the codes keys match, and those named exactly.
 	match := func(keys []string) (matched, named map[string]bool, err error) {

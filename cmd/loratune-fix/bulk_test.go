@@ -12,8 +12,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/loratune/loratune-fix/fixtures"
 )
 
 // TestMain lets the tests run this binary as the command itself.
@@ -77,13 +75,13 @@ func bulkGit(t *testing.T, env []string, dir string, args ...string) string {
 // byte as it was.
 func TestFixWriteRecipe(t *testing.T) {
 	dir := t.TempDir()
-	bulkWriteFiles(t, dir, map[string]string{"train.py": string(fixtures.Demo), "lib/util.py": "x = 1\n"})
+	bulkWriteFiles(t, dir, map[string]string{"train.py": string(demoScript), "lib/util.py": "x = 1\n"})
 	out, err := bulkCommand(dir, nil, "fix", "--write", ".").CombinedOutput()
 	if bulkExitStatus(err) != 0 {
 		t.Fatalf("first fix --write: exit %d\n%s", bulkExitStatus(err), out)
 	}
 	fixed, _ := os.ReadFile(filepath.Join(dir, "train.py"))
-	if bytes.Equal(fixed, fixtures.Demo) {
+	if bytes.Equal(fixed, demoScript) {
 		t.Fatal("train.py was not fixed")
 	}
 	info1, _ := os.Stat(filepath.Join(dir, "train.py"))
@@ -100,7 +98,7 @@ func TestFixWriteRecipe(t *testing.T) {
 
 func TestCheckJSONLAndShards(t *testing.T) {
 	dir := t.TempDir()
-	files := map[string]string{"train.py": string(fixtures.Demo)}
+	files := map[string]string{"train.py": string(demoScript)}
 	for i := 0; i < 30; i++ {
 		files[filepath.Join("pkg", string(rune('a'+i%26))+strings.Repeat("x", i/26), "m.py")] = "import os\n"
 	}

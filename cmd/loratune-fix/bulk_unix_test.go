@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/loratune/loratune-fix/fixtures"
 )
 
 // Ctrl-C during a migration: exit 130, the report holds whole lines, and
@@ -28,7 +26,7 @@ func TestMigrateInterruptCLI(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		dir := filepath.Join(root, fmt.Sprintf("r%03d", i))
 		os.MkdirAll(dir, 0o755)
-		bulkWriteFiles(t, dir, map[string]string{"train.py": string(fixtures.Demo)})
+		bulkWriteFiles(t, dir, map[string]string{"train.py": string(demoScript)})
 		bulkGit(t, env, dir, "init", "-q")
 		bulkGit(t, env, dir, "add", ".")
 		bulkGit(t, env, dir, "commit", "-q", "-m", "init")
@@ -114,7 +112,7 @@ func TestFixWriteDoubleInterruptCLI(t *testing.T) {
 	root := t.TempDir()
 	const n = 600
 	for i := 0; i < n; i++ {
-		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("t%04d.py", i)), fixtures.Demo, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("t%04d.py", i)), demoScript, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -152,7 +150,7 @@ func TestFixWriteDoubleInterruptCLI(t *testing.T) {
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("t%04d.py", i)
 		b, _ := os.ReadFile(filepath.Join(root, name))
-		isChanged := !bytes.Equal(b, fixtures.Demo)
+		isChanged := !bytes.Equal(b, demoScript)
 		if isChanged {
 			changed++
 		}
@@ -182,7 +180,7 @@ func TestMigrateDoubleInterruptCLI(t *testing.T) {
 	var repos []string
 	for i := 0; i < 60; i++ {
 		dir := filepath.Join(root, fmt.Sprintf("r%03d", i))
-		bulkWriteFiles(t, dir, map[string]string{"train.py": string(fixtures.Demo), "util.py": "x = 1\n"})
+		bulkWriteFiles(t, dir, map[string]string{"train.py": string(demoScript), "util.py": "x = 1\n"})
 		bulkGit(t, env, dir, "init", "-q")
 		bulkGit(t, env, dir, "add", ".")
 		bulkGit(t, env, dir, "commit", "-q", "-m", "init")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/report"
+	"github.com/loratune/loratune-fix/rewrite"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -52,7 +53,7 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 			}
 			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var js report.JSONArray
-			sarif := report.NewSARIF(opts.Engine.Rules())
+			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()))
 			t := newTally(rf.unsafeFixes)
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *finding.FileResult) {
 				t.add(f)

@@ -7,8 +7,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-
-	"github.com/loratune/loratune-fix/fixtures"
 )
 
 func TestVersion(t *testing.T) {
@@ -31,7 +29,7 @@ func TestVersion(t *testing.T) {
 func TestErrorsHaveOnePrefix(t *testing.T) {
 	_, path := writeDemo(t)
 	broken := filepath.Join(filepath.Dir(path), "broken.py")
-	os.WriteFile(broken, append(append([]byte{}, fixtures.Demo...), "\ndef f(:\n"...), 0o644)
+	os.WriteFile(broken, append(append([]byte{}, demoScript...), "\ndef f(:\n"...), 0o644)
 	for _, args := range [][]string{
 		{"check", "--output-format", "xml", path}, // usage
 		{"check", broken},                         // a file
@@ -52,7 +50,7 @@ func TestCheckDiffShowsTheFixAndWritesNothing(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "+        device_map=None,") || strings.Contains(out, ": error: LTF") {
 		t.Errorf("check --diff: exit %d (want 1), want the diff and no finding lines:\n%s\n%s", code, out, stderr)
 	}
-	if now, _ := os.ReadFile(path); !bytes.Equal(now, fixtures.Demo) {
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, demoScript) {
 		t.Error("check --diff wrote the file")
 	}
 	fixOut, _, _ := run(t, "", "fix", "--diff", path)
@@ -67,7 +65,7 @@ func TestCheckDiffShowsTheFixAndWritesNothing(t *testing.T) {
 func TestCheckFixIsFixWrite(t *testing.T) {
 	_, path := writeDemo(t)
 	out, stderr, code := run(t, "", "check", "--fix", path)
-	want, _ := os.ReadFile("../../fixtures/demo/train.py.golden")
+	want, _ := os.ReadFile("demo/train.py.golden")
 	if now, _ := os.ReadFile(path); !bytes.Equal(now, want) {
 		t.Error("check --fix did not write what fix --write writes")
 	}

@@ -40,7 +40,7 @@ func (c *configFlags) load(stdinName string) (*config.Config, error) {
 		return nil, nil // a command without --config (demo) reads no file
 	}
 	if c.configPath != "" {
-		return config.Load(c.configPath)
+		return config.Load(c.configPath, configNames)
 	}
 	start := "."
 	for _, a := range c.args {
@@ -52,8 +52,12 @@ func (c *configFlags) load(stdinName string) (*config.Config, error) {
 			start = stdinName
 		}
 	}
-	return config.Find(start)
+	return config.Find(start, configNames)
 }
+
+// configNames checks a table's names against the engine's rules and
+// profiles.
+var configNames = config.Names{Profile: rewrite.CheckProfile, Rule: rewrite.CheckRule}
 
 func (c *configFlags) changed(flag string) bool {
 	return c.cmd != nil && c.cmd.Flags().Changed(flag)

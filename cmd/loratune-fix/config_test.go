@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/loratune/loratune-fix/fixtures"
 )
 
 // A project folder with the demo script in two places and a pyproject.toml.
@@ -16,7 +14,7 @@ func configProject(t *testing.T, table string) string {
 	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "eval"), 0o755)
 	for _, p := range []string{"train.py", "eval/train.py"} {
-		if err := os.WriteFile(filepath.Join(dir, p), fixtures.Demo, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, p), demoScript, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,6 +92,21 @@ func TestConfigErrorNamesFileAndKey(t *testing.T) {
 	_, stderr, code := run(t, "", "check", dir)
 	if code != 2 || !strings.Contains(stderr, "pyproject.toml: [tool.loratune-fix] profil: unknown key") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	// The names are checked against the engine's rules and profiles.
+	for table, want := range map[string]string{
+		"profile = \"fast\"":                           `profile: unknown profile "fast"`,
+		"ignore = [\"LTF999\"]":                        `ignore: unknown rule "LTF999"`,
+		"per-file-ignores = { \"*.py\" = [\"nope\"] }": `per-file-ignores: "*.py": unknown rule "nope"`,
+	} {
+		dir := configProject(t, "[tool.loratune-fix]\n"+table+"\n")
+		if _, stderr, code := run(t, "", "check", dir); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q", table, code, stderr)
+		}
+	}
+	dir = configProject(t, "[tool.loratune-fix]\nprofile = \"lean\"\nselect = [\"LTF00\", \"dora-o-proj\", \"ALL\"]\n")
+	if _, stderr, code := run(t, "", "check", dir); code == 2 {
+		t.Errorf("known names refused: %s", stderr)
 	}
 	// --config names the file to read.
 	other := filepath.Join(t.TempDir(), "pyproject.toml")

@@ -1,14 +1,20 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/loratune/loratune-fix/fixtures"
 	"github.com/loratune/loratune-fix/runner"
 	"github.com/loratune/loratune-fix/udiff"
 )
+
+// demoScript is the training script of the bf16 NaN report; its expected
+// fix and findings are beside it, checked as a golden case by ./fixtures.
+//
+//go:embed demo/train.py
+var demoScript []byte
 
 func newDemoCmd() *cobra.Command {
 	var rf ruleFlags
@@ -26,13 +32,13 @@ func newDemoCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f := runner.Process(opts, "train.py", fixtures.Demo)
+			f := runner.Process(opts, "train.py", demoScript)
 			if f.Err != nil {
 				return f.Err
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprint(out, udiff.Unified(f.Path, string(f.Before), string(f.After), pal))
-			fmt.Fprintln(cmd.ErrOrStderr(), "\nThe demo is fixtures/demo/train.py; try `loratune-fix check fixtures/demo/train.py` and `loratune-fix rules LTF002`.")
+			fmt.Fprintln(cmd.ErrOrStderr(), "\nThe demo is cmd/loratune-fix/demo/train.py; try `loratune-fix check cmd/loratune-fix/demo/train.py` and `loratune-fix rules LTF002`.")
 			return nil
 		},
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/loratune/loratune-fix/config"
-	"github.com/loratune/loratune-fix/fixtures"
 	"github.com/loratune/loratune-fix/rewrite"
 	"os"
 	"path/filepath"
@@ -87,7 +86,7 @@ func TestReadmeConfigExample(t *testing.T) {
 	if err := os.WriteFile(path, []byte(readmeBlock(t, "## Configuration", "toml")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(path)
+	cfg, err := config.Load(path, configNames)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +176,7 @@ func TestReadmeCommandsRun(t *testing.T) {
 		dir := t.TempDir()
 		for _, p := range []string{"train.py", "src/train.py", "monorepo/train.py"} {
 			os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
-			if err := os.WriteFile(filepath.Join(dir, p), fixtures.Demo, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, p), demoScript, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -191,7 +190,7 @@ func TestReadmeCommandsRun(t *testing.T) {
 			continue
 		}
 		t.Chdir(dir)
-		_, stderr, code := run(t, string(fixtures.Demo), args...)
+		_, stderr, code := run(t, string(demoScript), args...)
 		if code != exitOK && code != exitFindings {
 			t.Errorf("README: %q: exit %d\n%s", line, code, stderr)
 		}

@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/loratune/loratune-fix/fixtures"
 )
 
 // runWithin is run with a bound that only catches a blocked command.
@@ -51,23 +49,23 @@ func TestHostileTreeWithWrite(t *testing.T) {
 		return p
 	}
 	utf16 := []byte{0xff, 0xfe}
-	for _, r := range string(fixtures.Demo) {
+	for _, r := range string(demoScript) {
 		utf16 = append(utf16, byte(r), byte(r>>8))
 	}
 	good := []string{
-		put("train.py", fixtures.Demo, 0o644),
-		put("with space.py", fixtures.Demo, 0o644),
-		put("ünïcødé 训练.py", fixtures.Demo, 0o644),
-		put("new\nline.py", fixtures.Demo, 0o644),
-		put("crlf.py", bytes.ReplaceAll(fixtures.Demo, []byte("\n"), []byte("\r\n")), 0o644),
+		put("train.py", demoScript, 0o644),
+		put("with space.py", demoScript, 0o644),
+		put("ünïcødé 训练.py", demoScript, 0o644),
+		put("new\nline.py", demoScript, 0o644),
+		put("crlf.py", bytes.ReplaceAll(demoScript, []byte("\n"), []byte("\r\n")), 0o644),
 	}
 	bad := map[string]string{
-		put("utf16.py", utf16, 0o644): "UTF-16 text",
-		put("nul.py", append([]byte("import torch\x00"), fixtures.Demo...), 0o644):                               "binary file",
-		put("latin1.py", append([]byte("# caf\xe9\n"), fixtures.Demo...), 0o644):                                 "not UTF-8",
-		put("ro.py", fixtures.Demo, 0o444):                                                                       "read-only file",
-		put("huge.py", fixtures.Demo, 0o644):                                                                     "over --max-file-size",
-		put("broken.py", append(append([]byte{}, fixtures.Demo...), "\nAutoModel.from_pretrained(\n"...), 0o644): "syntax error",
+		put("utf16.py", utf16, 0o644):                                                                         "UTF-16 text",
+		put("nul.py", append([]byte("import torch\x00"), demoScript...), 0o644):                               "binary file",
+		put("latin1.py", append([]byte("# caf\xe9\n"), demoScript...), 0o644):                                 "not UTF-8",
+		put("ro.py", demoScript, 0o444):                                                                       "read-only file",
+		put("huge.py", demoScript, 0o644):                                                                     "over --max-file-size",
+		put("broken.py", append(append([]byte{}, demoScript...), "\nAutoModel.from_pretrained(\n"...), 0o644): "syntax error",
 	}
 	os.Truncate(filepath.Join(dir, "huge.py"), 50<<20)
 	put("empty.py", nil, 0o644)
@@ -95,14 +93,14 @@ func TestHostileTreeWithWrite(t *testing.T) {
 		}
 	}
 	for _, p := range good {
-		if now, _ := os.ReadFile(p); bytes.Equal(now, fixtures.Demo) || bytes.Contains(now, []byte("torch.bfloat16")) {
+		if now, _ := os.ReadFile(p); bytes.Equal(now, demoScript) || bytes.Contains(now, []byte("torch.bfloat16")) {
 			t.Errorf("%q not fixed", p)
 		}
 	}
 	if !strings.Contains(stderr, `fixed "`+filepath.Join(dir, "new\\nline.py")+`"`) {
 		t.Errorf("a name with a newline is not quoted:\n%s", stderr)
 	}
-	if now, _ := os.ReadFile(filepath.Join(dir, "ro.py")); !bytes.Equal(now, fixtures.Demo) {
+	if now, _ := os.ReadFile(filepath.Join(dir, "ro.py")); !bytes.Equal(now, demoScript) {
 		t.Error("read-only file written")
 	}
 	if info, _ := os.Stat(filepath.Join(dir, "ro.py")); info.Mode().Perm() != 0o444 {
@@ -135,7 +133,7 @@ func TestParseTimeoutFlag(t *testing.T) {
 	small := filepath.Join(dir, "small.py")
 	os.WriteFile(small, []byte("from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\"x\", device_map=\"auto\")\nmodel.train()\n"), 0o644)
 	var big bytes.Buffer
-	big.Write(fixtures.Demo)
+	big.Write(demoScript)
 	for big.Len() < 8<<20 {
 		fmt.Fprintf(&big, "values_%d = [%d, %d, %d]\n", big.Len(), 1, 2, 3)
 	}
@@ -163,9 +161,9 @@ func TestUnreadableAsNobody(t *testing.T) {
 	os.Chmod(dir, 0o755)
 	tree := filepath.Join(dir, "tree")
 	os.MkdirAll(filepath.Join(tree, "locked"), 0o755)
-	os.WriteFile(filepath.Join(tree, "ok.py"), fixtures.Demo, 0o644)
-	os.WriteFile(filepath.Join(tree, "secret.py"), fixtures.Demo, 0o600)
-	os.WriteFile(filepath.Join(tree, "locked", "inner.py"), fixtures.Demo, 0o644)
+	os.WriteFile(filepath.Join(tree, "ok.py"), demoScript, 0o644)
+	os.WriteFile(filepath.Join(tree, "secret.py"), demoScript, 0o600)
+	os.WriteFile(filepath.Join(tree, "locked", "inner.py"), demoScript, 0o644)
 	os.Chmod(filepath.Join(tree, "secret.py"), 0o000)
 	os.Chmod(filepath.Join(tree, "locked"), 0o000)
 
@@ -229,7 +227,7 @@ func TestUnwritableFolderIsNamed(t *testing.T) {
 	os.MkdirAll(locked, 0o755)
 	inner, ok := filepath.Join(locked, "train.py"), filepath.Join(dir, "tree", "ok.py")
 	for _, p := range []string{inner, ok} {
-		os.WriteFile(p, fixtures.Demo, 0o666)
+		os.WriteFile(p, demoScript, 0o666)
 		os.Chmod(p, 0o644)
 		if os.Geteuid() == 0 {
 			os.Chown(p, 65534, 65534) // nobody's files, as a user's are theirs
@@ -245,10 +243,10 @@ func TestUnwritableFolderIsNamed(t *testing.T) {
 	if !strings.Contains(stderr, want) {
 		t.Errorf("want %q in stderr:\n%s", want, stderr)
 	}
-	if now, _ := os.ReadFile(inner); !bytes.Equal(now, fixtures.Demo) {
+	if now, _ := os.ReadFile(inner); !bytes.Equal(now, demoScript) {
 		t.Error("the file in the locked folder changed")
 	}
-	if now, _ := os.ReadFile(ok); bytes.Equal(now, fixtures.Demo) {
+	if now, _ := os.ReadFile(ok); bytes.Equal(now, demoScript) {
 		t.Error("the writable file was not fixed")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
 )
 
 // The integrations call the command with flags; a renamed flag must break

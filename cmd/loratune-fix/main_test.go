@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/loratune/loratune-fix/fixtures"
 )
 
 // run executes the command line in-process and returns its output and exit code.
@@ -27,7 +25,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 func writeDemo(t *testing.T) (dir, path string) {
 	dir = t.TempDir()
 	path = filepath.Join(dir, "train.py")
-	if err := os.WriteFile(path, fixtures.Demo, 0o640); err != nil {
+	if err := os.WriteFile(path, demoScript, 0o640); err != nil {
 		t.Fatal(err)
 	}
 	return dir, path
@@ -46,7 +44,7 @@ func TestFixPreviewPrintsADiffAndWritesNothing(t *testing.T) {
 	if strings.Contains(out, "\x1b[") {
 		t.Error("--color never printed escape codes")
 	}
-	if now, _ := os.ReadFile(path); !bytes.Equal(now, fixtures.Demo) {
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, demoScript) {
 		t.Error("preview changed the file")
 	}
 	colored, _, _ := run(t, "", "fix", "--color", "always", path)
@@ -65,7 +63,7 @@ func TestFixWriteAppliesAndKeepsTheMode(t *testing.T) {
 		t.Errorf("stderr %q, want %q: one line naming the file, then the summary", stderr, want)
 	}
 	got, _ := os.ReadFile(path)
-	want, _ := os.ReadFile("../../fixtures/demo/train.py.golden")
+	want, _ := os.ReadFile("demo/train.py.golden")
 	if !bytes.Equal(got, want) {
 		t.Error("written file differs from the demo's golden output")
 	}
@@ -133,7 +131,7 @@ func TestCheckTextAndJSON(t *testing.T) {
 		}
 		e := f["fix"].(map[string]any)["edits"].([]any)[0].(map[string]any)
 		s, end := int(e["start_byte"].(float64)), int(e["end_byte"].(float64))
-		if got := string(fixtures.Demo[s:end]); got != `"auto"` {
+		if got := string(demoScript[s:end]); got != `"auto"` {
 			t.Errorf("LTF003 edit covers %q, want \"auto\"", got)
 		}
 	}
@@ -152,12 +150,12 @@ func TestCleanFileExitsZero(t *testing.T) {
 }
 
 func TestStdinFixWritesTheFixedSource(t *testing.T) {
-	out, _, code := run(t, string(fixtures.Demo), "fix", "-", "--stdin-filename", "train.py")
-	want, _ := os.ReadFile("../../fixtures/demo/train.py.golden")
+	out, _, code := run(t, string(demoScript), "fix", "-", "--stdin-filename", "train.py")
+	want, _ := os.ReadFile("demo/train.py.golden")
 	if code != 0 || out != string(want) {
 		t.Errorf("exit %d; stdout differs from the golden output", code)
 	}
-	out, _, code = run(t, string(fixtures.Demo), "check", "-", "--stdin-filename", "train.py")
+	out, _, code = run(t, string(demoScript), "check", "-", "--stdin-filename", "train.py")
 	if code != 1 || !strings.HasPrefix(out, "train.py:") {
 		t.Errorf("check on stdin: exit %d, output %q", code, out)
 	}
@@ -195,7 +193,7 @@ func TestBadFilesAreOneLineEachAndTheOthersStillRun(t *testing.T) {
 	if got, _ := os.ReadFile(broken); string(got) != brokenText {
 		t.Error("the broken file was changed")
 	}
-	if got, _ := os.ReadFile(path); bytes.Equal(got, fixtures.Demo) {
+	if got, _ := os.ReadFile(path); bytes.Equal(got, demoScript) {
 		t.Error("the good file was not fixed")
 	}
 }

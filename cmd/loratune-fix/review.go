@@ -14,8 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/githubapi"
 	"github.com/loratune/loratune-fix/report"
 	"github.com/loratune/loratune-fix/review"
+	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
 
@@ -109,7 +111,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			}
 			rv := &review.Review{CommitID: commit}
 			var annotations []*finding.FileResult
-			sarif := report.NewSARIF(opts.Engine.Rules())
+			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()))
 			errs, total := 0, 0
 			runner.Run(ctx, opts, full, func(f *finding.FileResult) {
 				rel := relOf[f.Path]
@@ -226,11 +228,12 @@ func postReview(cmd *cobra.Command, rv *review.Review, pr int, event *prEvent) e
 	if pr == 0 {
 		return errors.New("--post needs the pull request: --pr N, or GITHUB_EVENT_PATH of a pull_request event")
 	}
-	client, err := review.NewClient(token, os.Getenv("GITHUB_API_URL"), nil)
+	client, err := githubapi.New(token, os.Getenv("GITHUB_API_URL"), owner, repo, nil)
 	if err != nil {
 		return err
 	}
-	p := &review.Poster{Client: client, Owner: owner, Repo: repo, PR: pr, Log: cmd.ErrOrStderr()}
+	client.Log = cmd.ErrOrStderr()
+	p := &review.Poster{GitHub: client, PR: pr}
 	res, err := p.Post(cmdContext(), rv)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -32,14 +31,9 @@ func newRulesCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Code, r.Name, profilesOf(r), r.Summary)
 			}
 			tw.Flush()
-			var names []string
-			for n := range rewrite.Profiles {
-				names = append(names, n)
-			}
-			sort.Strings(names)
 			fmt.Fprintln(out, "\nProfiles (--profile):")
-			for _, n := range names {
-				fmt.Fprintf(out, "  %-8s %s\n", n, rewrite.Profiles[n])
+			for _, p := range rewrite.Profiles() {
+				fmt.Fprintf(out, "  %-8s %s\n", p.Name, p.Doc)
 			}
 			return nil
 		},

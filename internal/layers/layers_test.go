@@ -1,0 +1,105 @@
+// Package layers holds the test that keeps the import graph pointing one
+// way (docs/architecture.md): the value types and the formats build
+// without the engine, its cgo parser or the runner.
+package layers
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const module = "github.com/loratune/loratune-fix/"
+
+// mayImport lists, for each package, the packages of this module its
+// (non-test) dependencies may include, directly or not.
+var mayImport = map[string][]string{
+	"version":   {},
+	"finding":   {"version"},
+	"udiff":     {},
+	"queries":   {},
+	"notebook":  {"finding", "version"},
+	"pins":      {"version"},
+	"config":    {"version"},
+	"report":    {"finding", "version"},
+	"review":    {"finding", "version", "report", "udiff", "gitcmd", "githubapi"},
+	"githubapi": {},
+	"gitcmd":    {},
+	"rewrite":   {"finding", "version", "queries"},
+}
+
+// withoutEngine lists the packages whose dependencies must not include the
+// cgo parser, whatever the path.
+var withoutEngine = []string{"version", "finding", "udiff", "notebook", "pins", "config", "report", "review", "gitcmd", "githubapi"}
+
+const parser = "github.com/smacker/go-tree-sitter"
+
+func goCmd() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+// watchSources stats every Go file of the module: go test caches a result
+// by the files the test itself touched, and go list's reads are not
+// among them.
+var watchSources = sync.OnceFunc(func() {
+	filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
+		if err == nil && (strings.HasSuffix(path, ".go") || d.Name() == "go.mod") {
+			os.Stat(path)
+		}
+		return nil
+	})
+})
+
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	watchSources()
+	out, err := exec.Command(goCmd(), "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", module+pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+func TestImportsPointDown(t *testing.T) {
+	for pkg, allowed := range mayImport {
+		for _, d := range deps(t, pkg) {
+			rel, ours := strings.CutPrefix(d, module)
+			if ours && rel != pkg && !slices.Contains(allowed, rel) {
+				t.Errorf("%s depends on %s (docs/architecture.md says what each package may import)", pkg, rel)
+			}
+		}
+	}
+	for _, pkg := range withoutEngine {
+		for _, d := range deps(t, pkg) {
+			if d == parser || strings.HasPrefix(d, parser+"/") {
+				t.Errorf("%s depends on the cgo parser %s", pkg, d)
+			}
+		}
+	}
+	// The shipped binary does not carry the test fixtures.
+	for _, d := range deps(t, "cmd/loratune-fix") {
+		if d == module+"fixtures" {
+			t.Errorf("the command imports %s", d)
+		}
+	}
+}
+
+// TestTheCheckSeesTheEngine guards the test itself: the command does
+// depend on the engine and its parser, so a go list that printed nothing
+// would not pass for a clean graph.
+func TestTheCheckSeesTheEngine(t *testing.T) {
+	all := strings.Join(deps(t, "cmd/loratune-fix"), "\n")
+	for _, want := range []string{module + "rewrite", module + "runner", parser} {
+		if !strings.Contains(all, want) {
+			t.Errorf("go list -deps of the command lacks %s", want)
+		}
+	}
+}
