@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
 )
 
 // The integrations call the command with flags; a renamed flag must break
