@@ -11,108 +11,220 @@ import (
 var dedicatedPadToken = &Rule{
 	Code:         "LTF004",
 	Name:         "dedicated-pad-token",
-	Summary:      "give Llama-3 a dedicated pad token before get_peft_model and set model.config.pad_token_id",
+	Summary:      "pad with a token distinct from eos (by model family) before get_peft_model and set model.config.pad_token_id",
 	Severity:     SeverityError,
 	Profiles:     []string{ProfileDefault, ProfileLean},
 	Triggers:     []string{"pad_token", "from_pretrained"},
 	TrainingOnly: true,
 	Doc: `## What it does
-For a Llama-3 family model, replaces tokenizer.pad_token_id = 0, pad_token =
-eos_token (or unk_token), or no pad at all, by a dedicated pad set after the
-tokenizer and the model exist and before get_peft_model, then sets
-model.config.pad_token_id = tokenizer.pad_token_id.
-- Llama-3.1/3.2/3.3 (a literal model id): the reserved
-  "<|finetune_right_pad_id|>" (id 128004); no resize.
-- Llama-3.0: adds "<|pad|>" and resizes the embeddings, guarded so that it
-  happens only when the tokenizer has no pad or pads with id 0.
-- A model id known only at run time: the emitted block checks the
-  vocabulary at run time and acts only for the Llama-3 family; the
-  script's own pad line stays for other families.
+Replaces a pad that hides the stop token (pad = eos, an eos-like token such
+as <|eot_id|>, <|im_end|> or Qwen-1's eod_id, unk or id 0 where those are
+not a pad) by the model family's own pad, set after the tokenizer and the
+model exist and before get_peft_model; then sets
+model.config.pad_token_id = tokenizer.pad_token_id (and
+generation_config.pad_token_id where the script has one). The script's own
+pad lines that would undo it before training (also after get_peft_model)
+are removed in the same fix.
+
+| family (model id) | pad | resize |
+| --- | --- | --- |
+| Llama-3.1 / 3.2 / 3.3 | "<|finetune_right_pad_id|>" (128004) | no |
+| Llama-3.0 | "<|reserved_special_token_250|>" (unused by the chat template) | no |
+| Llama-1 / 2, Mistral, Mixtral | tokenizer.unk_token (<unk>, id 0) | no |
+| Qwen1.5 / 2 / 2.5 / 3 (instruct) | their own "<|endoftext|>" | no |
+| Qwen base models | pad == eos natively: a warning | - |
+| Qwen-1 (remote code, eod_id) | a warning | - |
+| Gemma 1 / 2 / 3 | their own "<pad>" (id 0) | no |
+| other or known only at run time | a run-time block: keep a pad that exists and differs from eos (and is not <|eot_id|> or <|im_end|>); else unk if it differs from eos; else "<|finetune_right_pad_id|>" if the vocabulary has it; else add "<|pad|>" and resize (only if the embedding is smaller) | maybe |
+
+## Which collator
+The harm is in the labels: a collator that masks labels by pad id
+(transformers' DataCollatorForLanguageModeling, TRL's SFT collator before
+0.17, DataCollatorForCompletionOnlyLM, a script's own "== pad_token_id ->
+-100") turns every EOS into -100 when pad = eos. Collators that mask by
+position (TRL >= 0.17's SFT collator, DPO/KTO, DataCollatorForSeq2Seq) do
+not: there it is an info note, not a fix. With no collator in view, Llama-3
+is fixed (it has no pad at all; id 0 is "!"), other families get the fix as
+unsafe. The pinned TRL version decides for SFTTrainer.
 
 ## Why
-Llama-3 has no pad token. Id 0 is the real token "!": padding with it makes
-transformers' language-model collator drop every real "!" from the loss.
-pad = eos with a collator that masks labels by id masks every EOS, so the
-model never learns to stop.
+pad = eos under a by-id collator masks every EOS, so the model never learns
+to stop; on Llama-3, pad id 0 drops every real "!" from the loss.
 
 ## Example
-    tokenizer.pad_token_id = 0
-becomes (after the model load)
+    tokenizer.pad_token = tokenizer.eos_token
+becomes, for Llama-3.1, after the model load:
     tokenizer.pad_token = "<|finetune_right_pad_id|>"
     model.config.pad_token_id = tokenizer.pad_token_id
 
 ## When it stays away
-Other families (Llama-2: id 0 is <unk>, a fine pad). A file without a
-tokenizer: a finding, no fix. A resize that would land after
-get_peft_model: a finding, no fix. A file that already resizes (a
-smart_tokenizer_and_embedding_resize helper): no second resize.
+A pad that is already dedicated (a literal token, add_special_tokens with
+one, a resize helper that runs before training). Pad lines after training
+(generation settings). Tokenizers of other models (embedding, reward,
+reference). A tokenizer or model bound only on some paths: a warning.
+Framework-managed padding (unsloth, trl.setup_chat_format, a TRL trainer
+given no tokenizer): a warning saying what the framework does.
 
 ## Cost
-None with the reserved pad. With "<|pad|>", one new embedding row, which
-must be saved with the adapter (peft's save_embedding_layers, or
-modules_to_save).`,
+None with a pad the vocabulary has. A new "<|pad|>" adds one embedding row
+before get_peft_model, saved by peft's save_embedding_layers="auto" (peft >=
+0.7); a custom model.state_dict override or remote code (NormHead) makes
+that unsafe or a warning.`,
 	Run: runDedicatedPadToken,
 }
 
-type family int
+// padFamily is what the model id says about its tokenizer's pad.
+type padFamily int
 
 const (
-	familyOther family = iota
-	familyLlama3
-	familyLlama31 // 3.1, 3.2, 3.3: reserved pad
-	familyDynamic
+	padDynamic       padFamily = iota // the id is known only at run time
+	padOther                          // a literal id outside the table
+	padLlama31                        // 3.1, 3.2, 3.3: a reserved pad
+	padLlama30                        // 3.0: reserved tokens, no pad
+	padSentencePiece                  // Llama-1/2, Mistral, Mixtral: <unk>
+	padQwen2                          // Qwen1.5/2/2.5/3: their own <|endoftext|>
+	padQwen1                          // Qwen-1: remote code, eod_id
+	padGemma                          // their own <pad>
 )
 
-var (
-	llama31ID = regexp.MustCompile(`(?i)llama-?3[._-][123]([^0-9]|$)`)
-	llama3ID  = regexp.MustCompile(`(?i)llama-?3([^.0-9]|$)`)
-)
-
-func modelFamily(l *Load) family {
-	switch {
-	case !l.IDKnown:
-		return familyDynamic
-	case llama31ID.MatchString(l.ModelID):
-		return familyLlama31
-	case llama3ID.MatchString(l.ModelID):
-		return familyLlama3
-	}
-	return familyOther
+var padFamilies = []struct {
+	fam padFamily
+	id  *regexp.Regexp
+}{
+	{padLlama31, regexp.MustCompile(`(?i)llama-?3[._-][123]([^0-9]|$)`)},
+	{padLlama30, regexp.MustCompile(`(?i)llama-?3([^.0-9]|$)`)},
+	{padSentencePiece, regexp.MustCompile(`(?i)llama-?2([^0-9]|$)|llama-(7|13|30|33|65)b|m[ia]xtral|mistral`)},
+	{padQwen2, regexp.MustCompile(`(?i)qwen[-_]?(1\.5|2|3)`)},
+	{padQwen1, regexp.MustCompile(`(?i)qwen-(1_8|7|14|72)b`)},
+	{padGemma, regexp.MustCompile(`(?i)gemma`)},
 }
 
-const reservedPad = "<|finetune_right_pad_id|>"
+func padFamilyOf(l *Load) padFamily {
+	if !l.IDKnown {
+		return padDynamic
+	}
+	for _, pf := range padFamilies {
+		if pf.id.MatchString(l.ModelID) {
+			return pf.fam
+		}
+	}
+	return padOther
+}
 
-// padAssignment classifies "tok.pad_token(_id) = value": "bad" for 0, eos
-// or unk, "good" for a string literal, "" otherwise.
-func padAssignment(v *sitter.Node, text []byte) string {
-	for v.Type() == "parenthesized_expression" && v.NamedChildCount() > 0 {
-		inner := v.NamedChild(0)
-		for i := 0; inner.Type() == "comment" && i+1 < int(v.NamedChildCount()); i++ {
-			inner = v.NamedChild(i + 1)
+func (fam padFamily) llama3() bool { return fam == padLlama31 || fam == padLlama30 }
+
+// qwenInstruct: Qwen's chat models end turns with <|im_end|> (their eos);
+// base models' eos is <|endoftext|>, the same token as their pad.
+func qwenInstruct(id string) bool {
+	low := strings.ToLower(id)
+	if strings.Contains(low, "instruct") || strings.Contains(low, "chat") {
+		return true
+	}
+	return regexp.MustCompile(`qwen[-_]?3`).MatchString(low) && !strings.Contains(low, "base")
+}
+
+// padValue classifies the value given to a pad.
+type padValue int
+
+const (
+	padUnknown padValue = iota // computed, another number: not judged
+	padEOS                     // eos_token, eos_token_id
+	padUnk                     // unk_token, unk_token_id
+	padZero                    // id 0
+	padEOSLike                 // a turn or document end: <|eot_id|>, <|im_end|>, eod_id...
+	padNamed                   // another literal token: "[PAD]", "<pad>"...
+)
+
+var eosLikeTokens = map[string]bool{"<|eot_id|>": true, "<|im_end|>": true, "<|end_of_text|>": true, "</s>": true, "<eos>": true, "<end_of_turn>": true}
+
+// classifyPad reads a pad value, following a name to its literal (pad =
+// "<|eot_id|>"; tok.pad_token = pad). lit is the literal token, if any.
+func (f *File) classifyPad(v *sitter.Node, scope *Func, depth int) (padValue, string) {
+	text := f.Src.Text
+	for v != nil && v.Type() == "parenthesized_expression" {
+		var inner *sitter.Node
+		for i := 0; i < int(v.NamedChildCount()); i++ {
+			if c := v.NamedChild(i); c.Type() != "comment" {
+				inner = c
+				break
+			}
 		}
 		v = inner
+	}
+	if v == nil {
+		return padUnknown, ""
 	}
 	switch v.Type() {
 	case "integer":
 		if v.Content(text) == "0" {
-			return "bad"
+			return padZero, ""
 		}
 	case "attribute":
-		name := v.ChildByFieldName("attribute").Content(text)
-		switch name {
-		case "eos_token", "eos_token_id", "unk_token", "unk_token_id":
-			return "bad"
+		switch v.ChildByFieldName("attribute").Content(text) {
+		case "eos_token", "eos_token_id":
+			return padEOS, ""
+		case "unk_token", "unk_token_id":
+			return padUnk, ""
+		case "eod_id", "im_end_id":
+			return padEOSLike, ""
 		}
 	case "string":
 		if s, ok := StringValue(v, text); ok && s != "" {
-			return "good"
+			if eosLikeTokens[s] || s == "<|endoftext|>" {
+				return padEOSLike, s
+			}
+			return padNamed, s
+		}
+	case "identifier":
+		if depth < 3 {
+			if def := f.definition(v, scope); def != nil && def != v {
+				return f.classifyPad(def, scope, depth+1)
+			}
 		}
 	}
-	return ""
+	return padUnknown, ""
+}
+
+// hidesEOS reports a pad value that, for the family, masks EOS or a real
+// token; ok reports a dedicated pad.
+func hidesEOS(fam padFamily, v padValue, lit string) (bad, ok bool) {
+	switch v {
+	case padEOS:
+		return true, false
+	case padEOSLike:
+		if lit == "<|endoftext|>" && fam == padQwen2 {
+			return false, true // Qwen's own pad
+		}
+		return true, false
+	case padUnk, padZero:
+		// <unk> is id 0 and a fine pad for SentencePiece families; Gemma's
+		// id 0 is <pad> itself. Llama-3 and Qwen have no unk, and their id
+		// 0 is "!".
+		if fam == padSentencePiece || fam == padGemma {
+			return false, true
+		}
+		return true, false
+	case padNamed:
+		return false, true
+	}
+	return false, false
+}
+
+// padStmt is one place the script sets the trained tokenizer's pad.
+type padStmt struct {
+	stmt      *sitter.Node // what to remove: the statement, or its pad guard
+	at        int          // where it runs, in the block's scope (a factory's lines run at its call)
+	removable bool         // in the block's scope: the fix may remove it
+	guarded   bool         // runs unconditionally or under "if tok.pad_token is None"
+	bad, ok   bool
+	named     bool // a literal token or an added one: the config does not know it
 }
 
 func runDedicatedPadToken(p *Pass) {
-	f, src, text := p.File, p.Src, p.Src.Text
+	f, text := p.File, p.Src.Text
+	if frameworkManagedPad(p) {
+		return
+	}
 	var load *Load
 	for _, l := range f.TrainingLoads() {
 		if l.Target != "" {
@@ -121,110 +233,185 @@ func runDedicatedPadToken(p *Pass) {
 		}
 	}
 	if load == nil {
-		return
-	}
-	fam := modelFamily(load)
-	if fam == familyOther {
-		return
-	}
-	// The tokenizer: in the load's scope, else at module level.
-	var tokAssign *Assign
-	for _, a := range f.Assigns {
-		if a.Func != load.Func && a.Func != f.module {
-			continue
-		}
-		if c := a.Value; c.Type() == "call" {
-			callee := dottedName(c.ChildByFieldName("function"), text)
-			if strings.HasSuffix(callee, ".from_pretrained") && strings.Contains(callee, "Tokenizer") {
-				if tokAssign == nil || a.Func == load.Func {
-					tokAssign = a
-				}
+		// A model TRL loads by name, with no tokenizer given: TRL's own.
+		trlStringModels(p, func(t *trlLoad) {
+			if !p.File.hasTokenizer() {
+				trlLoadsTokenizer(p, t.modelID)
 			}
-		}
+		})
+		return
 	}
-	if tokAssign == nil {
-		if fam != familyDynamic {
+	fam := padFamilyOf(load)
+	tok, why := f.trainedTokenizer(load)
+	if tok == nil {
+		switch {
+		case why != "" && fileSetsPad(f):
+			p.Report(Finding{Start: start(load.Node), End: end(load.Args), Severity: SeverityWarning,
+				Message: why + ": give the trained model's tokenizer a pad distinct from eos by hand, and set model.config.pad_token_id"})
+		case fam.llama3() && !trlLoadsTokenizer(p, load.ModelID):
 			p.Report(Finding{Start: start(load.Node), End: end(load.Args), Severity: SeverityWarning,
 				Message: "Llama-3 has no pad token (id 0 is \"!\"); this file creates no tokenizer: give it a dedicated pad before get_peft_model and set model.config.pad_token_id"})
 		}
 		return
 	}
-	tok, model := tokAssign.Text, load.Target
+	scope, model := load.Func, load.Target
+	stmtIn := func(n *sitter.Node) *sitter.Node { return f.statementIn(n, scope) }
+	peft := peftPoint(f, scope)
+	trainAt := trainingStart(f, scope)
 
-	var bad []*sitter.Node
-	good, configSet := false, false
-	for _, a := range f.Assigns {
-		switch a.Text {
-		case tok + ".pad_token", tok + ".pad_token_id":
-			switch padAssignment(a.Value, text) {
-			case "bad":
-				if stmt := padStatement(a.Node, text); len(bad) == 0 || !bad[len(bad)-1].Equal(stmt) {
-					bad = append(bad, stmt)
-				}
-			case "good":
-				good = true
-			}
-		case model + ".config.pad_token_id":
-			if padAssignment(a.Value, text) != "bad" {
-				configSet = true
-			}
-		}
-	}
-	resizes := false
-	for _, c := range f.Calls {
-		switch c.Method {
-		case "add_special_tokens":
-			if strings.Contains(c.Args.Content(text), "pad_token") {
-				good = true
-			}
-		case "smart_tokenizer_and_embedding_resize":
-			resizes = true
-			if strings.Contains(c.Args.Content(text), "pad_token") {
-				good = true // alpaca's helper adds a dedicated pad and resizes
-			}
-		case "resize_token_embeddings":
-			resizes = true
-			if peft := firstCall(f, "get_peft_model", c.Func); peft != nil && c.Node.StartByte() > peft.Node.EndByte() {
-				p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityWarning,
-					Message: "resize_token_embeddings after get_peft_model: the new rows are neither trained nor saved with the adapter; resize before get_peft_model"})
-			}
-		}
-	}
-	// A custom state_dict override (alpaca-lora) saves only the adapter
-	// weights, so resized embedding rows would be lost on save.
-	stateDictOverride := false
-	for _, a := range f.Assigns {
-		if strings.HasSuffix(a.Text, ".state_dict") {
-			stateDictOverride = true
-		}
-	}
-	if kv := KeywordValue(tokAssign.Value.ChildByFieldName("arguments"), "pad_token", text); kv != nil && padAssignment(kv, text) == "good" {
-		good = true
-	}
-	if good && configSet {
-		return
-	}
-
-	// Where the new lines go: after both the tokenizer and the model exist.
-	anchor := f.statementIn(load.Node, load.Func)
-	if tokAssign.Func == load.Func {
-		if t := f.statementIn(tokAssign.Node, load.Func); t != nil && anchor != nil && t.StartByte() > anchor.StartByte() {
-			anchor = t
-		}
-	}
-	peft := firstCall(f, "get_peft_model", load.Func)
-	report := func(sev Severity, msg string, fix *Fix) {
-		at := load.Node
-		if len(bad) > 0 {
-			at = bad[0]
-		}
-		p.Report(Finding{Start: start(at), End: end(at), Severity: sev, Message: msg, Fix: fix})
-	}
-	if good {
-		if anchor == nil {
+	// Every pad setting of this tokenizer that runs before training.
+	var pads []*padStmt
+	add := func(at *sitter.Node, v *sitter.Node, fn *Func, inScope bool) {
+		kind, lit := f.classifyPad(v, fn, 0)
+		ps := &padStmt{stmt: padStatement(Statement(at), text), removable: inScope}
+		if ps.stmt == nil {
 			return
 		}
-		e, ok := insertAfter(src, anchor, []string{model + ".config.pad_token_id = " + tok + ".pad_token_id"})
+		ps.bad, ps.ok = hidesEOS(fam, kind, lit)
+		ps.named = kind == padNamed || kind == padEOSLike && ps.ok
+		where := ps.stmt
+		if !inScope {
+			where = tok.Stmt
+		}
+		top := stmtIn(where)
+		if top == nil {
+			return
+		}
+		if trainAt != nil && top.StartByte() >= trainAt.StartByte() {
+			return // after training: generation settings
+		}
+		ps.at = start(top)
+		ps.guarded = top.Equal(ps.stmt) || top.Equal(Statement(where)) || padGuard(top, text)
+		if n := len(pads); n > 0 && pads[n-1].stmt.Equal(ps.stmt) {
+			pads[n-1].bad = pads[n-1].bad || ps.bad
+			return
+		}
+		pads = append(pads, ps)
+	}
+	names := map[*Func]string{scope: tok.Name, f.module: tok.Name}
+	if tok.Factory != nil {
+		names[tok.Factory] = tok.Inner
+	}
+	configAfter := -1 // where the script itself sets model.config.pad_token_id
+	for _, a := range f.Assigns {
+		name, mine := names[a.Func]
+		if !mine || a.Func == f.module && scope != f.module && tok.Factory != a.Func {
+			continue
+		}
+		inScope := a.Func == scope
+		switch a.Text {
+		case name + ".pad_token", name + ".pad_token_id":
+			add(a.Node, a.Value, a.Func, inScope)
+		case model + ".config.pad_token_id":
+			if !inScope {
+				continue
+			}
+			if kind, _ := f.classifyPad(a.Value, a.Func, 0); kind == padZero || kind == padEOS || kind == padEOSLike {
+				add(a.Node, a.Value, a.Func, inScope)
+			} else if top := stmtIn(a.Node); top != nil {
+				configAfter = start(top)
+			}
+		}
+	}
+	for _, c := range f.Calls {
+		name, mine := names[c.Func]
+		if !mine || c.Func == f.module && scope != f.module && tok.Factory != c.Func {
+			continue
+		}
+		if v := padInCall(c, name, text); v != nil {
+			add(c.Node, v, c.Func, c.Func == scope)
+		}
+	}
+	if kw := KeywordValue(tok.Call.ChildByFieldName("arguments"), "pad_token", text); kw != nil {
+		add(kw, kw, f.scopeOf(kw), false)
+	}
+	sortPads(pads)
+
+	// The last pad that surely runs decides, unless a bad one follows it.
+	good, named, lastOK := false, false, -1
+	for i, ps := range pads {
+		if ps.ok && ps.guarded {
+			good, named, lastOK = true, ps.named, i
+		}
+	}
+	var bad []*padStmt
+	for i, ps := range pads {
+		if ps.bad && i > lastOK {
+			bad = append(bad, ps)
+		}
+	}
+	if len(bad) > 0 {
+		good = false
+	}
+	coll := padCollator(p)
+
+	plan := padPlan(fam, load, tok.Name, model)
+	// Remote code may not add or resize tokens cleanly (NormHead, Qwen-1's
+	// tokenizer): its block only picks a pad the vocabulary has, and the
+	// script's own line before it stays as the fallback.
+	remote := false
+	if rc := load.Arg("trust_remote_code", text); plan.resize && rc != nil && rc.Content(text) != "False" {
+		remote = true
+		plan.lines = plan.lines[:len(plan.lines)-4]
+		plan.resize = false
+		plan.why += "; remote code (trust_remote_code) may not add or resize tokens cleanly (NormHead), so the block adds none and the script's own pad stays where the vocabulary has no other"
+	}
+	keep := func(ps *padStmt) bool {
+		return remote && (peft == nil || ps.at < start(peft))
+	}
+
+	// Where the new lines go: after the tokenizer, the model and every pad
+	// line that stays, before training.
+	anchor := stmtIn(load.Stmt)
+	if anchor != nil && !anchor.Equal(load.Stmt) && !bindsOnEveryPath(anchor, model, text) {
+		anchor = nil
+	}
+	tokTop := stmtIn(tok.Stmt)
+	if tokTop != nil && !tokTop.Equal(tok.Stmt) && !bindsOnEveryPath(tokTop, tok.Name, text) {
+		anchor = nil
+	}
+	later := func(n *sitter.Node) {
+		if anchor != nil && n != nil && n.StartByte() > anchor.StartByte() {
+			anchor = n
+		}
+	}
+	later(tokTop)
+	for _, ps := range pads {
+		if !ps.bad || !ps.removable || keep(ps) {
+			later(stmtIn(ps.stmt))
+		}
+	}
+	configSet := configAfter >= 0 && anchor != nil && configAfter > start(anchor)
+	at := load.Node
+	if len(bad) > 0 {
+		at = bad[0].stmt
+		if !bad[0].removable {
+			at = tok.Stmt
+		}
+	}
+	report := func(sev Severity, msg string, fix *Fix) {
+		p.Report(Finding{Start: start(at), End: end(at), Severity: sev, Message: msg, Fix: fix})
+	}
+	configLines := []string{}
+	if !configSet {
+		configLines = append(configLines, model+".config.pad_token_id = "+tok.Name+".pad_token_id")
+		if strings.Contains(string(text), model+".generation_config") {
+			configLines = append(configLines, model+".generation_config.pad_token_id = "+tok.Name+".pad_token_id")
+		}
+	}
+
+	for _, c := range f.Calls {
+		if c.Func == scope && c.Method == "resize_token_embeddings" && peft != nil && c.Node.StartByte() > peft.EndByte() &&
+			(trainAt == nil || c.Node.StartByte() < trainAt.StartByte()) {
+			p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityWarning,
+				Message: "resize_token_embeddings after get_peft_model: the new rows are neither trained nor saved with the adapter; resize before get_peft_model"})
+		}
+	}
+	if good {
+		if !named || configSet || anchor == nil || trainAt != nil && anchor.StartByte() > trainAt.StartByte() {
+			return
+		}
+		e, ok := insertAfter(p.Src, anchor, configLines)
 		var fix *Fix
 		if ok {
 			fix = &Fix{Message: "set model.config.pad_token_id", Edits: []Edit{e}}
@@ -232,114 +419,390 @@ func runDedicatedPadToken(p *Pass) {
 		report(SeverityWarning, "the tokenizer has a dedicated pad but model.config.pad_token_id is not set: generation and loss masking read it from the config", fix)
 		return
 	}
+	if len(bad) == 0 && !fam.llama3() {
+		return // the family's own pad, or nothing that hides EOS
+	}
 
-	var lines []string
-	needsResize := false
-	msg := ""
-	switch fam {
-	case familyLlama31:
-		lines = []string{
-			`# loratune-fix LTF004: Llama-3.1+ reserves a pad token; id 0 is "!" and eos as pad hides the stop token`,
-			fmt.Sprintf("%s.pad_token = %q", tok, reservedPad),
-		}
-		msg = fmt.Sprintf("%s has no pad token: id 0 is the real token \"!\" and pad = eos masks every EOS, so the model never learns to stop; use the reserved %s (no resize)", load.ModelID, reservedPad)
-	case familyLlama3:
-		if resizes {
-			report(SeverityError, "Llama-3 has no pad token and id 0 is \"!\": add a dedicated \"<|pad|>\" through the file's own resize helper, before get_peft_model", nil)
-			return
-		}
-		needsResize = true
-		lines = []string{
-			`# loratune-fix LTF004: a dedicated pad; Llama-3 has none, id 0 is "!" and eos as pad hides the stop token`,
-			fmt.Sprintf("if %s.pad_token is None or %s.pad_token_id == 0:", tok, tok),
-			fmt.Sprintf("\t%s.add_special_tokens({\"pad_token\": \"<|pad|>\"})", tok),
-			fmt.Sprintf("\t%s.resize_token_embeddings(len(%s))", model, tok),
-		}
-		msg = fmt.Sprintf("%s has no pad token: id 0 is the real token \"!\" and pad = eos masks every EOS; add \"<|pad|>\" and resize the embeddings before get_peft_model", load.ModelID)
-	case familyDynamic:
-		if resizes {
-			return
-		}
-		needsResize = true
-		lines = []string{
-			`# loratune-fix LTF004: Llama-3 has no pad token (id 0 is "!", eos as pad hides the stop token); give it a dedicated one`,
-			fmt.Sprintf("if \"<|begin_of_text|>\" in %s.get_vocab() and (%s.pad_token is None or %s.pad_token_id in (0, %s.eos_token_id)):", tok, tok, tok, tok),
-			fmt.Sprintf("\tif %q in %s.get_vocab():", reservedPad, tok),
-			fmt.Sprintf("\t\t%s.pad_token = %q", tok, reservedPad),
-			"\telse:",
-			fmt.Sprintf("\t\t%s.add_special_tokens({\"pad_token\": \"<|pad|>\"})", tok),
-			fmt.Sprintf("\t\t%s.resize_token_embeddings(len(%s))", model, tok),
-		}
-		msg = "the model id is known only at run time: for the Llama-3 family (no pad token; id 0 is \"!\"), set a dedicated pad before get_peft_model; the block checks the vocabulary at run time"
-		// Other families keep the script's own pad line, so the block goes
-		// after it: placed before, the line would undo the block.
-		for _, b := range bad {
-			if st := f.statementIn(b, load.Func); st != nil && anchor != nil && st.StartByte() > anchor.StartByte() {
-				anchor = st
-			}
-		}
-		bad = nil
+	// Llama-3's id 0 is "!" whatever the collator (and generation reads
+	// the pad too): it is fixed everywhere, as is a model known only at
+	// run time, which may be one.
+	if coll.kind == collatorByPosition && !fam.llama3() && fam != padDynamic && fam != padOther {
+		report(SeverityInfo, fmt.Sprintf("%s masks labels by position, so this pad does not hide EOS there; a pad distinct from eos is still the cleaner choice", coll.name), nil)
+		return
 	}
-	if !configSet {
-		lines = append(lines, model+".config.pad_token_id = "+tok+".pad_token_id")
-	}
-	sev := SeverityError
-	if fam == familyDynamic {
+	msg := plan.why
+	sev, applicability := SeverityError, Safe
+	switch {
+	case coll.kind == collatorByID:
+		msg += fmt.Sprintf(" (%s masks labels by pad id)", coll.name)
+	case fam == padDynamic:
 		sev = SeverityWarning
+	case !fam.llama3():
+		sev, applicability = SeverityWarning, Unsafe
+		msg += "; whether EOS is masked depends on the collator (transformers' DataCollatorForLanguageModeling and TRL's SFT collator before 0.17 mask by pad id)"
+		if coll.name != "" {
+			msg += " (" + coll.name + ")"
+		}
+	}
+	if plan.lines == nil {
+		report(SeverityWarning, msg, nil)
+		return
 	}
 	if anchor == nil {
-		report(sev, msg+" (no place found after both the tokenizer and the model exist)", nil)
+		report(sev, msg+"; the tokenizer or the model is bound only on some paths: set the pad by hand where both exist", nil)
 		return
 	}
-	if needsResize && peft != nil && anchor.StartByte() > peft.Node.StartByte() {
-		report(sev, msg+"; the tokenizer or model is created after get_peft_model, so the resize cannot go before it: move it", nil)
+	var moved []Edit
+	if trainAt != nil && anchor.StartByte() > trainAt.StartByte() {
+		report(sev, msg+"; the tokenizer is set up after training starts: set the pad before training", nil)
 		return
+	}
+	if plan.resize && peft != nil && anchor.StartByte() > peft.StartByte() {
+		var ok bool
+		anchor, moved, ok = moveTokenizerUp(p, tok, tokTop, peft, anchor, stmtIn(load.Stmt), pads)
+		if !ok {
+			report(sev, msg+"; the tokenizer is created after get_peft_model and is used before the pad could go: create it before get_peft_model", nil)
+			return
+		}
+	}
+	lines := append(plan.lines, configLines...)
+	// The last bad line, where it stands after everything the block needs
+	// (and before get_peft_model when the block may resize), is replaced by
+	// the block: the diff then reads as the line's correction.
+	var inPlace *sitter.Node
+	if len(moved) == 0 {
+		for _, b := range bad {
+			if b.removable && !keep(b) && stmtIn(b.stmt) != nil && stmtIn(b.stmt).Equal(b.stmt) && b.stmt.StartByte() > anchor.StartByte() &&
+				(!plan.resize || peft == nil || b.stmt.StartByte() < peft.StartByte()) {
+				inPlace = b.stmt
+			}
+		}
 	}
 	var edits []Edit
 	for _, b := range bad {
-		e, ok := replaceStatement(src, b, nil)
+		if !b.removable || keep(b) {
+			continue // in the tokenizer's factory or its call, or a fallback: the block after it overrides it
+		}
+		var block []string
+		if inPlace != nil && inPlace.Equal(b.stmt) {
+			block = lines
+		}
+		e, ok := replaceStatement(p.Src, b.stmt, block)
 		if !ok {
 			report(sev, msg, nil)
 			return
 		}
 		edits = append(edits, e)
 	}
-	e, ok := insertAfter(src, anchor, lines)
-	if !ok {
-		report(sev, msg, nil)
-		return
+	if inPlace != nil {
+		// placed with the replacement above
+	} else if len(moved) > 0 {
+		moved[len(moved)-1].NewText += template(p.Src, indentOf(p.Src, anchor), lines)
+		edits = append(edits, moved...)
+	} else {
+		e, ok := insertAfter(p.Src, anchor, lines)
+		if !ok {
+			report(sev, msg, nil)
+			return
+		}
+		edits = append(edits, e)
 	}
-	edits = append(edits, e)
-	fix := &Fix{Message: "set a dedicated pad token and model.config.pad_token_id", Edits: edits}
-	if needsResize && stateDictOverride {
-		fix.Applicability = Unsafe
-		fix.Message += " (unsafe: the file overrides model.state_dict, which will not save the resized embedding rows; save them with modules_to_save)"
+	fix := &Fix{Message: plan.title, Edits: edits, Applicability: applicability}
+	if len(moved) > 0 {
+		fix.Message += ", the tokenizer created before get_peft_model"
+	}
+	if plan.resize {
+		switch {
+		case stateDictOverride(f):
+			fix.Applicability = Unsafe
+			fix.Message += " (unsafe: the file overrides model.state_dict, which will not save a resized embedding row; save it with modules_to_save)"
+		case p.Versions.Peft.Below(0, 7):
+			fix.Applicability = Unsafe
+			fix.Message += fmt.Sprintf(" (unsafe: %s cannot save a resized embedding row; peft 0.7 added save_embedding_layers)", p.Versions.Peft.Describe("peft"))
+		case strings.Contains(string(text), "save_embedding_layers=False"):
+			fix.Applicability = Unsafe
+			fix.Message += " (unsafe: save_embedding_layers=False drops a resized embedding row on save)"
+		}
 	}
 	report(sev, msg, fix)
+}
+
+// padFix is what a family's fix writes.
+type padFix struct {
+	lines  []string // nil: a warning, no fix
+	why    string
+	title  string
+	resize bool // the lines may resize the embeddings
+}
+
+func padPlan(fam padFamily, load *Load, tok, model string) padFix {
+	id := load.ModelID
+	const hides = "pad = eos masks every EOS, so the model never learns to stop"
+	switch fam {
+	case padLlama31:
+		return padFix{why: fmt.Sprintf("%s has no pad token: id 0 is the real token \"!\" and %s; use the reserved %s (no resize)", id, hides, reservedPad),
+			title: "set a dedicated pad token and model.config.pad_token_id",
+			lines: []string{`# loratune-fix LTF004: Llama-3.1+ reserves a pad token; id 0 is "!" and eos as pad hides the stop token`,
+				fmt.Sprintf("%s.pad_token = %q", tok, reservedPad)}}
+	case padLlama30:
+		return padFix{why: fmt.Sprintf("%s has no pad token: id 0 is the real token \"!\" and %s; use the reserved %s, which the chat template never emits (no resize)", id, hides, llama30Pad),
+			title: "set a dedicated pad token and model.config.pad_token_id",
+			lines: []string{`# loratune-fix LTF004: Llama-3.0 has no pad token; a reserved token pads without a resize (id 0 is "!", eos as pad hides the stop token)`,
+				fmt.Sprintf("%s.pad_token = %q", tok, llama30Pad)}}
+	case padSentencePiece:
+		return padFix{why: fmt.Sprintf("%s: %s; pad with its <unk> (id 0, rare in text; no resize)", id, hides),
+			title: "pad with <unk> and set model.config.pad_token_id",
+			lines: []string{`# loratune-fix LTF004: <unk> pads without hiding the stop token (eos as pad masks every EOS in the labels)`,
+				fmt.Sprintf("%s.pad_token = %s.unk_token", tok, tok)}}
+	case padQwen2:
+		if !qwenInstruct(id) {
+			return padFix{why: fmt.Sprintf("%s is a base model: its pad and eos are both <|endoftext|>, so a collator that masks labels by pad id masks every EOS; pad with another token the vocabulary has (Qwen2.5 and Qwen3: <|fim_pad|>; no resize)", id)}
+		}
+		return padFix{why: fmt.Sprintf("%s: pad = eos (<|im_end|>) masks the end of every turn, so the model never learns to stop; Qwen's own pad <|endoftext|> is distinct (no resize)", id),
+			title: "restore Qwen's own pad and set model.config.pad_token_id",
+			lines: []string{`# loratune-fix LTF004: Qwen's own pad; eos (<|im_end|>) as pad hides the end of every turn`,
+				fmt.Sprintf("%s.pad_token = %q", tok, "<|endoftext|>")}}
+	case padQwen1:
+		return padFix{why: fmt.Sprintf("%s (Qwen-1, remote code): pad = eod masks the end of every document, so the model never learns to stop; set tokenizer.pad_token_id to an unused special token such as <|extra_0|> (no resize)", id)}
+	case padGemma:
+		return padFix{why: fmt.Sprintf("%s: %s; Gemma's own <pad> (id 0) is distinct (no resize)", id, hides),
+			title: "restore Gemma's own pad and set model.config.pad_token_id",
+			lines: []string{`# loratune-fix LTF004: Gemma's own pad; eos as pad hides the stop token`,
+				fmt.Sprintf("%s.pad_token = %q", tok, "<pad>")}}
+	}
+	why := "the model id is known only at run time"
+	if fam == padOther {
+		why = id + " is not in the pad table"
+	}
+	return padFix{why: why + ": pad = eos (or an eos-like token) masks every EOS, so the model never learns to stop; the block checks the tokenizer's own vocabulary at run time before get_peft_model",
+		title:  "set a pad distinct from eos at run time and model.config.pad_token_id",
+		resize: true,
+		lines:  runtimePadBlock(tok, model)}
+}
+
+const (
+	reservedPad = "<|finetune_right_pad_id|>"
+	llama30Pad  = "<|reserved_special_token_250|>"
+)
+
+// runtimePadBlock keeps a pad that exists and is not an end token (nor
+// id 0 in a vocabulary without unk: a real token there, "!"); else
+// unk where it differs from eos; else Llama-3.1's reserved pad; else a new
+// "<|pad|>", resizing only an embedding that is too small (Qwen's has
+// spare rows).
+func runtimePadBlock(tok, model string) []string {
+	return []string{
+		`# loratune-fix LTF004: a pad distinct from eos (pad = eos masks every EOS in the labels); the tokenizer's own vocabulary decides`,
+		fmt.Sprintf(`if %[1]s.pad_token is None or %[1]s.pad_token_id == %[1]s.eos_token_id or %[1]s.pad_token in ("<|eot_id|>", "<|im_end|>") or %[1]s.pad_token_id == 0 and %[1]s.unk_token is None:`, tok),
+		fmt.Sprintf(`	if %[1]s.unk_token is not None and %[1]s.unk_token_id != %[1]s.eos_token_id:`, tok),
+		fmt.Sprintf(`		%[1]s.pad_token = %[1]s.unk_token`, tok),
+		fmt.Sprintf(`	elif %q in %s.get_vocab():`, reservedPad, tok),
+		fmt.Sprintf(`		%s.pad_token = %q`, tok, reservedPad),
+		"\telse:",
+		fmt.Sprintf(`		%s.add_special_tokens({"pad_token": "<|pad|>"})`, tok),
+		fmt.Sprintf(`		if len(%s) > %s.get_input_embeddings().num_embeddings:`, tok, model),
+		fmt.Sprintf(`			%s.resize_token_embeddings(len(%s))`, model, tok),
+	}
+}
+
+// padInCall is the pad value a call gives the tokenizer name:
+// name.add_special_tokens({"pad_token": v}), or a helper called with the
+// tokenizer and a pad_token entry (smart_tokenizer_and_embedding_resize).
+func padInCall(c *Call, name string, text []byte) *sitter.Node {
+	if c.Method == "add_special_tokens" && c.Object() != name {
+		return nil
+	}
+	if c.Method != "add_special_tokens" && !containsWord([]byte(c.Args.Content(text)), name) {
+		return nil
+	}
+	var found *sitter.Node
+	walkNodes(c.Args, func(n *sitter.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch n.Type() {
+		case "pair":
+			if k, ok := StringValue(n.ChildByFieldName("key"), text); ok && k == "pad_token" {
+				found = n.ChildByFieldName("value")
+			}
+		case "keyword_argument":
+			if n.ChildByFieldName("name").Content(text) == "pad_token" {
+				found = n.ChildByFieldName("value")
+			}
+		case "call", "lambda":
+			return n.Equal(c.Node) || n.Type() == "call" && dottedName(n.ChildByFieldName("function"), text) == "dict"
+		}
+		return true
+	})
+	return found
 }
 
 // padStatement is the statement to remove for a bad pad assignment: the
 // assignment's statement, or a guard "if tok.pad_token is None:" whose only
 // body it is.
-func padStatement(assign *sitter.Node, text []byte) *sitter.Node {
-	stmt := Statement(assign)
+func padStatement(stmt *sitter.Node, text []byte) *sitter.Node {
 	if stmt == nil {
-		return assign
+		return nil
 	}
-	if guard := soleGuard(stmt); guard != nil {
-		if cond := guard.ChildByFieldName("condition"); cond != nil && strings.Contains(cond.Content(text), "pad_token") {
-			return guard
-		}
+	if guard := soleGuard(stmt); guard != nil && padGuard(guard, text) {
+		return guard
 	}
 	return stmt
 }
 
-// firstCall is the first call of method in scope fn, or nil.
-func firstCall(f *File, method string, fn *Func) *Call {
+// padGuard reports "if tok.pad_token is None:" (or "not tok.pad_token",
+// "tok.pad_token_id is None"): its body sets a pad wherever one is missing.
+func padGuard(n *sitter.Node, text []byte) bool {
+	if n.Type() != "if_statement" || n.ChildByFieldName("alternative") != nil {
+		return false
+	}
+	cond := n.ChildByFieldName("condition")
+	return cond != nil && strings.Contains(cond.Content(text), "pad_token")
+}
+
+func sortPads(pads []*padStmt) {
+	for i := 1; i < len(pads); i++ {
+		for j := i; j > 0 && pads[j].at < pads[j-1].at; j-- {
+			pads[j], pads[j-1] = pads[j-1], pads[j]
+		}
+	}
+}
+
+// hasTokenizer reports a tokenizer load anywhere in the file.
+func (f *File) hasTokenizer() bool {
 	for _, c := range f.Calls {
-		if c.Method == method && c.Func == fn {
-			return c
+		if isTokenizerLoad(c.Node, f.Src.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileSetsPad reports any pad assignment in the file.
+func fileSetsPad(f *File) bool {
+	for _, a := range f.Assigns {
+		if strings.HasSuffix(a.Text, ".pad_token") || strings.HasSuffix(a.Text, ".pad_token_id") {
+			return true
+		}
+	}
+	return false
+}
+
+// stateDictOverride: a custom model.state_dict (alpaca-lora) saves only
+// the adapter weights, so a resized embedding row would be lost on save.
+func stateDictOverride(f *File) bool {
+	for _, a := range f.Assigns {
+		if strings.HasSuffix(a.Text, ".state_dict") {
+			return true
+		}
+	}
+	return false
+}
+
+// peftPoint is the statement of scope fn that wraps the model in an
+// adapter (get_peft_model, PeftModel.from_pretrained), or nil. A resize
+// after it is neither trained nor saved with the adapter.
+func peftPoint(f *File, fn *Func) *sitter.Node {
+	for _, c := range f.Calls {
+		if c.Func == fn && (c.Method == "get_peft_model" || strings.HasSuffix(c.Qual, "PeftModel.from_pretrained")) {
+			return f.statementIn(c.Node, fn)
 		}
 	}
 	return nil
+}
+
+// trainingStart is the statement of scope fn that starts training
+// (trainer.train(), model.train()), or nil.
+func trainingStart(f *File, fn *Func) *sitter.Node {
+	for _, c := range f.Calls {
+		if c.Func == fn && c.Method == "train" && c.Object() != "" {
+			return f.statementIn(c.Node, fn)
+		}
+	}
+	return nil
+}
+
+// indentOf is the indentation of the line stmt starts on.
+func indentOf(src *Source, stmt *sitter.Node) string {
+	indent, _ := src.Indent(start(stmt))
+	return indent
+}
+
+// moveTokenizerUp moves a tokenizer created after get_peft_model to just
+// before it, when nothing between them uses it and its arguments are bound
+// before: the pad block then goes right after it. It returns the new
+// anchor and the edits, whose last one is the insertion the block joins.
+func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *sitter.Node, pads []*padStmt) (*sitter.Node, []Edit, bool) {
+	src, text := p.Src, p.Src.Text
+	if tokTop == nil || !tokTop.Equal(tok.Stmt) || tokTop.StartByte() < peft.StartByte() || !anchor.Equal(tokTop) {
+		return nil, nil, false
+	}
+	if loadTop == nil || loadTop.StartByte() > peft.StartByte() {
+		return nil, nil, false
+	}
+	between := text[peft.StartByte():tokTop.StartByte()]
+	if containsWord(between, tok.Name) {
+		return nil, nil, false
+	}
+	for _, n := range identifiersIn(tokTop.ChildByFieldName("right"), text) {
+		for _, a := range p.File.Assigns {
+			if a.Text == n && a.Node.StartByte() >= peft.StartByte() && a.Node.StartByte() < tokTop.StartByte() {
+				return nil, nil, false
+			}
+		}
+	}
+	for _, ps := range pads {
+		if !ps.bad && ps.removable && ps.at > start(tokTop) {
+			return nil, nil, false // a pad line of its own after it would run after the block
+		}
+	}
+	// The statement before get_peft_model stands alone; the block joins the
+	// moved lines there.
+	prev := tokTop.PrevNamedSibling()
+	for prev != nil && prev.Type() == "comment" {
+		prev = prev.PrevNamedSibling()
+	}
+	before := peft.PrevNamedSibling()
+	for before != nil && before.Type() == "comment" {
+		before = before.PrevNamedSibling()
+	}
+	if before == nil || before.StartByte() < loadTop.StartByte() {
+		return nil, nil, false
+	}
+	if _, ok := standsAlone(src, tokTop); !ok {
+		return nil, nil, false
+	}
+	if _, ok := standsAlone(src, before); !ok {
+		return nil, nil, false
+	}
+	from, to := src.LineStart(start(tokTop)), src.LineEnd(end(tokTop))
+	lines := string(text[from:to])
+	if !strings.HasSuffix(lines, "\n") {
+		lines += src.EOL
+	}
+	del := Edit{Start: from, End: to}
+	if to == len(text) && (to == 0 || text[to-1] != '\n') && from > 0 {
+		del.Start = from - len(src.EOL)
+	}
+	at := src.LineEnd(end(before))
+	return before, []Edit{del, {Start: at, End: at, NewText: lines}}, true
+}
+
+// identifiersIn lists the plain names a node reads (not attribute or
+// keyword names).
+func identifiersIn(n *sitter.Node, text []byte) []string {
+	var out []string
+	walkNodes(n, func(c *sitter.Node) bool {
+		if c.Type() != "identifier" {
+			return true
+		}
+		if p := c.Parent(); p != nil {
+			if p.Type() == "attribute" && p.ChildByFieldName("attribute").Equal(c) || p.Type() == "keyword_argument" && p.ChildByFieldName("name").Equal(c) {
+				return false
+			}
+		}
+		out = append(out, c.Content(text))
+		return false
+	})
+	return out
 }
