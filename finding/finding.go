@@ -74,7 +74,21 @@ type Finding struct {
 	StartPos Position `json:"-"`
 	EndPos   Position `json:"-"`
 	Fix      *Fix     `json:"fix"`
+	// Outcome is what fix --write (with --unsafe-fixes when the run has
+	// it) does with the finding; Reason says why when it is OutcomeNotFixed.
+	// Set by the engine's fix loop, which check runs too.
+	Outcome Outcome `json:"outcome"`
+	Reason  string  `json:"reason,omitempty"`
 }
+
+// Outcome is the fate of a finding under fix --write.
+type Outcome string
+
+const (
+	OutcomeFixed    Outcome = "fixed"      // fix --write resolves it
+	OutcomeUnsafe   Outcome = "unsafe-fix" // only with --unsafe-fixes
+	OutcomeNotFixed Outcome = "not-fixed"  // left as it is; Reason says why
+)
 
 func (f Finding) String() string {
 	mark := ""

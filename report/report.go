@@ -23,6 +23,8 @@ type Finding struct {
 	EndLine   int              `json:"end_line"`
 	EndColumn int              `json:"end_column"`
 	Fix       *finding.Fix     `json:"fix"`
+	Outcome   finding.Outcome  `json:"outcome"`
+	Reason    string           `json:"reason,omitempty"`
 }
 
 // Flatten turns a file's diagnostics into JSON findings.
@@ -32,6 +34,7 @@ func Flatten(f *finding.FileResult) []Finding {
 		out = append(out, Finding{
 			Path: f.Path, Cell: d.Cell, Code: d.Code, Name: d.Name, Severity: d.Severity, Message: d.Message,
 			Line: d.StartPos.Line, Column: d.StartPos.Column, EndLine: d.EndPos.Line, EndColumn: d.EndPos.Column, Fix: d.Fix,
+			Outcome: d.Outcome, Reason: d.Reason,
 		})
 	}
 	return out
@@ -48,19 +51,25 @@ func Location(path string, d finding.Diag) string {
 
 // Text writes one line per finding, its severity where compilers put it:
 // path:line:col: error: LTF001 fp32-master-weights: [*] message
-// where [*] marks a finding with a fix, and "[*] (unsafe fix, applied
-// with --unsafe-fixes)" one whose fix is applied only on request.
+// where [*] marks a finding that fix --write resolves, "[*] (unsafe fix,
+// applied with --unsafe-fixes)" one resolved only on request, and "(not
+// fixed: reason)" one whose fix is not applied.
 func Text(w io.Writer, f *finding.FileResult) {
 	for _, d := range f.Diags {
-		mark := ""
-		if d.Fix != nil {
-			mark = "[*] "
-			if d.Fix.Applicability == finding.Unsafe {
-				mark = "[*] (unsafe fix, applied with --unsafe-fixes) "
-			}
-		}
-		fmt.Fprintf(w, "%s: %s: %s %s: %s%s\n", Location(f.Path, d), d.Severity, d.Code, d.Name, mark, d.Message)
+		fmt.Fprintf(w, "%s: %s: %s %s: %s%s\n", Location(f.Path, d), d.Severity, d.Code, d.Name, mark(d.Finding), d.Message)
 	}
+}
+
+func mark(fd finding.Finding) string {
+	switch {
+	case fd.Outcome == finding.OutcomeFixed:
+		return "[*] "
+	case fd.Outcome == finding.OutcomeUnsafe:
+		return "[*] (unsafe fix, applied with --unsafe-fixes) "
+	case fd.Fix != nil && fd.Reason != "":
+		return "(not fixed: " + fd.Reason + ") "
+	}
+	return ""
 }
 
 // JSONArray collects findings and writes them as one JSON array.

@@ -99,18 +99,16 @@ type Result struct {
 	Frozen []Span
 }
 
-// Check runs the rules once, with vs the versions found for the file and reports findings without changing anything.
+// Check reports the findings of text, with vs the versions found for the
+// file, and changes nothing. It runs the passes Fix runs, so that each
+// finding's Outcome says what fix --write does with it.
 func (e *Engine) Check(text []byte, vs Versions) (*Result, error) {
-	body, err := e.prepare(text)
+	res, err := e.Fix(text, vs)
 	if err != nil {
 		return nil, err
 	}
-	findings, tree, err := e.runOnce(body, vs, nil)
-	if err != nil {
-		return nil, err
-	}
-	tree.Close()
-	return &Result{Findings: findings, Output: text}, nil
+	res.Output, res.Changed = text, false
+	return res, nil
 }
 
 // Fix runs the rules and applies their fixes, pass after pass, until

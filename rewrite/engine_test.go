@@ -2,8 +2,11 @@ package rewrite
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 const trainingScript = `import torch
@@ -257,5 +260,54 @@ func TestIndentUnitComesFromBlocksNotFromStrings(t *testing.T) {
 	src.root = tree.RootNode()
 	if u := src.IndentUnit(); u != "    " {
 		t.Errorf("indent unit %q, want four spaces (the docstring's two-space lines do not count)", u)
+	}
+}
+
+// Check runs fix's passes: each finding says what fix --write does with it.
+func TestCheckGivesEachFindingItsOutcome(t *testing.T) {
+	e := mustEngine(t, Options{Select: []string{"LTF001", "LTF003"}})
+	res, err := e.Check([]byte(trainingScript), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed || string(res.Output) != trainingScript {
+		t.Error("Check changed the text")
+	}
+	for _, f := range res.Findings {
+		if f.Outcome != finding.OutcomeFixed || f.Reason != "" {
+			t.Errorf("%s: outcome %q %q, want fixed", f.Code, f.Outcome, f.Reason)
+		}
+	}
+	// A frozen span (a notebook's magic line) over the dtype keeps LTF001.
+	at := strings.Index(trainingScript, "torch_dtype")
+	res, err = e.FixFrozen([]byte(trainingScript), Versions{}, []Span{{Start: at, End: at + len("torch_dtype=torch.bfloat16")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range res.Findings {
+		got[f.Code] = string(f.Outcome) + ": " + f.Reason
+	}
+	if got["LTF001"] != "not-fixed: its fix would touch an IPython magic line or span two cells" || got["LTF003"] != "fixed: " {
+		t.Errorf("outcomes %q", got)
+	}
+	// Unsafe fixes are fixed only with UnsafeFixes.
+	text, err := os.ReadFile("../fixtures/realworld/state_dict_override.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, unsafe := range []bool{false, true} {
+		e := mustEngine(t, Options{Select: []string{"LTF004"}, UnsafeFixes: unsafe})
+		res, err := e.Check(text, Versions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := finding.OutcomeUnsafe
+		if unsafe {
+			want = finding.OutcomeFixed
+		}
+		if len(res.Findings) != 1 || res.Findings[0].Outcome != want {
+			t.Errorf("unsafe fixes %v: findings %v, want one %s", unsafe, res.Findings, want)
+		}
 	}
 }

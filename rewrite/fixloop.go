@@ -26,11 +26,13 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 	skip := map[string]bool{} // fixes dropped for breaking the parse
 	settled, frozen0 := false, frozen
 	var tree *sitter.Tree // the parse of cur; nil: runOnce parses it
+	var last []Finding    // the findings of cur
 	for pass := 0; pass <= maxPasses; pass++ {
 		findings, used, err := e.runOnce(cur, vs, tree)
 		if tree = used; err != nil {
 			return nil, err
 		}
+		last = findings
 		if pass == 0 {
 			res.Findings = findings
 		}
@@ -90,6 +92,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 		cur, frozen = body, frozen0
 		res.Dropped = append(res.Dropped, fmt.Sprintf("the fixes did not settle after %d passes; none applied (internal error, please report)", maxPasses))
 	}
+	e.setOutcomes(res.Findings, last, settled, skip, frozen0)
 	out := cur
 	if bytes.HasPrefix(text, bom) {
 		out = append(append([]byte{}, bom...), cur...)
@@ -101,6 +104,45 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 }
 
 func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
+
+// setOutcomes says, for each finding of the original text, what the fix
+// loop did with it, so that check reports what fix --write does: fixed
+// when the output no longer has it (by code and message: the text it
+// covers may have been edited by another fix), else why not. final are the findings of out, the text the loop
+// ended with.
+func (e *Engine) setOutcomes(findings, final []Finding, settled bool, dropped map[string]bool, frozen []Span) {
+	remaining := map[string]int{}
+	if settled {
+		for i := range final {
+			remaining[fixKey(&final[i])]++
+		}
+	}
+	for i := range findings {
+		fd := &findings[i]
+		k := fixKey(fd)
+		left := !settled || remaining[k] > 0
+		if left && settled {
+			remaining[k]--
+		}
+		fd.Outcome, fd.Reason = finding.OutcomeNotFixed, ""
+		switch {
+		case !left:
+			fd.Outcome = finding.OutcomeFixed
+		case fd.Fix == nil || len(fd.Fix.Edits) == 0:
+			fd.Reason = "no automatic fix: the message says what to do"
+		case !settled:
+			fd.Reason = fmt.Sprintf("the fixes did not settle after %d passes, so none is applied (internal error, please report)", maxPasses)
+		case fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes:
+			fd.Outcome = finding.OutcomeUnsafe
+		case dropped[fixKey(fd)]:
+			fd.Reason = "its fix would not parse, so it is dropped (internal error, please report)"
+		case finding.TouchesFrozen(fd.Fix, frozen):
+			fd.Reason = "its fix would touch an IPython magic line or span two cells"
+		default:
+			fd.Reason = "still found once the fixes are applied"
+		}
+	}
+}
 
 // mergedEdits are the edits of the chosen fixes, those that add items to
 // one list rendered as one addition, where the first of them adds.

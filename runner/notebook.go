@@ -35,10 +35,10 @@ func processNotebook(opts *Options, f *finding.FileResult) {
 			// Nothing for the rules in the notebook's own code; a script
 			// it writes may still have something.
 			f.Skipped = true
-		case opts.Fix:
-			res, err = opts.Engine.FixFrozen(v.Text, f.Versions, v.Frozen)
 		default:
-			res, err = opts.Engine.Check(v.Text, f.Versions)
+			// check runs the fix loop too: each finding's outcome is what
+			// fix does. The output is used only when fixing.
+			res, err = opts.Engine.FixFrozen(v.Text, f.Versions, v.Frozen)
 		}
 		var se *rewrite.SyntaxError
 		if errors.As(err, &se) {
@@ -167,6 +167,7 @@ func notebookDiags(v *notebook.Virtual, findings []finding.Finding) []finding.Di
 			} else {
 				fd.Message += fmt.Sprintf(" (not fixed: the fix would touch an IPython magic line or span two cells; fix %q by hand)", fd.Fix.Message)
 				fd.Fix = nil
+				fd.Outcome, fd.Reason = finding.OutcomeNotFixed, "its fix would touch an IPython magic line or span two cells"
 			}
 		}
 		out = append(out, finding.Diag{Finding: fd, Cell: cell.Index})

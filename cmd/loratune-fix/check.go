@@ -61,7 +61,7 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 					if f.Written {
 						fmt.Fprintf(stderr, "fixed %s\n", finding.DisplayPath(f.Path))
 					}
-					f = remaining(f, rf.unsafeFixes)
+					f = remaining(f)
 				}
 				switch {
 				case diff:
@@ -130,11 +130,11 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 
 // remaining is f with only the findings that its written fixes did not
 // resolve.
-func remaining(f *finding.FileResult, unsafeFixes bool) *finding.FileResult {
+func remaining(f *finding.FileResult) *finding.FileResult {
 	g := *f
 	g.Diags = nil
 	for _, d := range f.Diags {
-		if !fixedBy(d, unsafeFixes) {
+		if d.Outcome != finding.OutcomeFixed {
 			g.Diags = append(g.Diags, d)
 		}
 	}

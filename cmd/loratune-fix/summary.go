@@ -15,9 +15,10 @@ type tally struct {
 	unsafeFixes bool // --unsafe-fixes: unsafe fixes count as fixable
 	findings    int
 	bySeverity  map[finding.Severity]int
-	fixable     int // applied by fix --write (with --unsafe-fixes when given)
-	unsafe      int // applied only with --unsafe-fixes, which was not given
-	unfixed     int // no fix applies
+	// The findings by outcome (the engine runs fix's passes for check too).
+	fixable int // resolved by fix --write (with --unsafe-fixes when given)
+	unsafe  int // resolved only with --unsafe-fixes, which was not given
+	unfixed int // left as they are
 	failing     int // findings that make check fail: not info
 	failingLeft int // of those, the ones fix --write leaves
 	changed     int // files the fixes change
@@ -43,7 +44,7 @@ func (t *tally) add(f *finding.FileResult) {
 		t.bySeverity[d.Severity]++
 		if d.Severity != finding.SeverityInfo {
 			t.failing++
-			if !fixedBy(d, t.unsafeFixes) {
+			if d.Outcome != finding.OutcomeFixed {
 				t.failingLeft++
 			}
 		}
@@ -53,22 +54,16 @@ func (t *tally) add(f *finding.FileResult) {
 			t.byRule[d.Code] = rc
 		}
 		rc.n++
-		switch {
-		case d.Fix == nil:
-			t.unfixed++
-		case d.Fix.Applicability == finding.Unsafe && !t.unsafeFixes:
-			t.unsafe++
-		default:
+		switch d.Outcome {
+		case finding.OutcomeFixed:
 			t.fixable++
 			rc.fixable++
+		case finding.OutcomeUnsafe:
+			t.unsafe++
+		default:
+			t.unfixed++
 		}
 	}
-}
-
-// fixedBy reports whether fix --write (with --unsafe-fixes when given)
-// resolves d.
-func fixedBy(d finding.Diag, unsafeFixes bool) bool {
-	return d.Fix != nil && (d.Fix.Applicability != finding.Unsafe || unsafeFixes)
 }
 
 // fixCommand is the command line that applies the fixable findings.
@@ -105,7 +100,7 @@ func (t *tally) summary() string {
 		msg += fmt.Sprintf(", %d more with `loratune-fix fix --write --unsafe-fixes`", t.unsafe)
 	}
 	if t.unfixed > 0 {
-		msg += fmt.Sprintf(", %d without a fix (see `loratune-fix check`)", t.unfixed)
+		msg += fmt.Sprintf(", %d not fixed", t.unfixed)
 	}
 	return msg + "."
 }
@@ -123,7 +118,7 @@ func (t *tally) writtenSummary() string {
 			why = append(why, fmt.Sprintf("%d with `--unsafe-fixes`", t.unsafe))
 		}
 		if t.unfixed > 0 {
-			why = append(why, fmt.Sprintf("%d without a fix", t.unfixed))
+			why = append(why, fmt.Sprintf("%d not fixed", t.unfixed))
 		}
 		msg += " (" + strings.Join(why, ", ") + "; see `loratune-fix check`)"
 	}
