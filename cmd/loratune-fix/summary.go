@@ -16,9 +16,9 @@ type tally struct {
 	findings    int
 	bySeverity  map[finding.Severity]int
 	// The findings by outcome (the engine runs fix's passes for check too).
-	fixable int // resolved by fix --write (with --unsafe-fixes when given)
-	unsafe  int // resolved only with --unsafe-fixes, which was not given
-	unfixed int // left as they are
+	fixable     int // resolved by fix --write (with --unsafe-fixes when given)
+	unsafe      int // resolved only with --unsafe-fixes, which was not given
+	unfixed     int // left as they are
 	failing     int // findings that make check fail: not info
 	failingLeft int // of those, the ones fix --write leaves
 	changed     int // files the fixes change
