@@ -213,7 +213,11 @@ def main():
     device = "cuda" if torch.cuda.is_available() else "cpu"
     fams = build_all(os.path.join("/tmp", "ltf004-tokenizers"))
     for fam, (path, rows, desc) in fams.items():
-        tok = AutoTokenizer.from_pretrained(path)
+        try:
+            tok = AutoTokenizer.from_pretrained(path)
+        except Exception as e:
+            print(json.dumps({"family": fam, "load_error": f"{type(e).__name__}: {e}"}))
+            continue
         print(json.dumps({"family": fam, "class": type(tok).__name__, "len": len(tok), "pad": tok.pad_token,
                           "eos": [tok.eos_token, tok.eos_token_id], "unk": tok.unk_token,
                           "pad_id": tok.pad_token_id, "desc": desc}))
