@@ -73,10 +73,6 @@ func requirement(line string) (lib string, v version.Version, ok bool) {
 	return lib, lowerBound(spec), true
 }
 
-// Constraint reads a version constraint without a name: ">=4.36,<5",
-// "==4.36.0", "^4.36" (Poetry), "4.36.0" (exact), "*" (any).
-func Constraint(spec string) version.Version { return lowerBound(spec) }
-
 // lowerBound returns the smallest version a constraint allows, or unknown
 // when it has no lower bound ("<5", "*", "!=4.0").
 func lowerBound(spec string) version.Version {

@@ -32,7 +32,7 @@ func BenchmarkReviewDemo(b *testing.B) {
 	n := strings.Count(string(fixtures.Demo()), "\n")
 	fd := &FileDiff{Added: []Range{{1, n / 2}}}
 	for b.Loop() {
-		rv := &Review{Files: []*File{Build(f, fd, false)}}
+		rv := &Review{Files: []*FileReview{Build(f, fd, false)}}
 		rv.Request()
 	}
 }

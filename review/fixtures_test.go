@@ -68,7 +68,7 @@ func TestOnEveryFixtureSuggestionsOrPatchesReproduceTheFix(t *testing.T) {
 		tried++
 		n := strings.Count(string(data), "\n") + 1
 		all := Build(f, &FileDiff{Added: []Range{{1, n}}}, false)
-		rv := &Review{Files: []*File{all}}
+		rv := &Review{Files: []*FileReview{all}}
 		if items := rv.BodyItems(); len(items) != 0 && len(all.Notes) == 0 {
 			t.Errorf("%s: whole file in the diff, yet %d body items", in, len(items))
 		}

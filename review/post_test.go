@@ -178,7 +178,7 @@ func newPoster(t *testing.T, g *fakeGitHub) (*Poster, *[]time.Duration) {
 func sampleReview() *Review {
 	f := file("train.py", twoPlaceFix(), diag("LTF003", 4, finding.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
 	fd := &FileDiff{Added: []Range{{1, 2}, {5, 5}}}
-	return &Review{CommitID: "abc123", Files: []*File{Build(f, fd, false)}}
+	return &Review{CommitID: "abc123", Files: []*FileReview{Build(f, fd, false)}}
 }
 
 func TestPostCreatesTheReviewAndARerunPostsNothingNew(t *testing.T) {
@@ -289,13 +289,13 @@ func TestPostNamesTheCauseOfAuthErrors(t *testing.T) {
 
 func TestPostSplitsManyCommentsIntoReviewsOfThirty(t *testing.T) {
 	rv := &Review{CommitID: "abc123"}
-	f := &File{Path: "many.py"}
+	f := &FileReview{Path: "many.py"}
 	for i := 1; i <= 65; i++ {
 		f.Groups = append(f.Groups, &Group{Path: "many.py", Inside: true,
 			Findings: []finding.Diag{diag("LTF001", i)},
 			Changes:  []Change{{From: i, To: i, Old: fmt.Sprintf("x%d = 1\n", i), New: fmt.Sprintf("x%d = 2\n", i)}}})
 	}
-	rv.Files = []*File{f}
+	rv.Files = []*FileReview{f}
 	g := &fakeGitHub{t: t}
 	p, _ := newPoster(t, g)
 	res, err := p.Post(context.Background(), rv)

@@ -15,7 +15,7 @@ import (
 // Review is everything one run found on a pull request's changed files.
 type Review struct {
 	CommitID string
-	Files    []*File
+	Files    []*FileReview
 	// Problems are changed files that could not be reviewed (a syntax
 	// error, a binary file): the body says so rather than staying silent.
 	Problems []Problem
@@ -26,8 +26,8 @@ type Problem struct {
 	Path, Message string
 }
 
-// File is the review of one changed file.
-type File struct {
+// FileReview is the review of one changed file.
+type FileReview struct {
 	Path     string
 	Notebook bool
 	Groups   []*Group
@@ -73,11 +73,11 @@ func (n Note) Line() int { return n.Diag.StartPos.Line }
 // edits are in its cells' sources), the changes come from a line diff of
 // f.Before and f.After instead, so applying them always gives what `fix
 // --write` gives.
-func Build(f *finding.FileResult, fd *FileDiff, unsafeFixes bool) *File {
+func Build(f *finding.FileResult, fd *FileDiff, unsafeFixes bool) *FileReview {
 	if fd == nil {
 		fd = &FileDiff{}
 	}
-	out := &File{Path: f.Path, Notebook: strings.HasSuffix(f.Path, ".ipynb")}
+	out := &FileReview{Path: f.Path, Notebook: strings.HasSuffix(f.Path, ".ipynb")}
 	before, after := string(f.Before), string(f.After)
 	applied := func(d finding.Diag) bool {
 		return d.Fix != nil && len(d.Fix.Edits) > 0 && (d.Fix.Applicability != finding.Unsafe || unsafeFixes)
@@ -277,17 +277,4 @@ func touches(e finding.Edit, lo, hi int) bool {
 		return lo <= e.Start && e.Start <= hi
 	}
 	return e.Start < hi && lo < e.End
-}
-
-// Suggestions counts the changes that become suggestions.
-func (r *Review) Suggestions() int {
-	n := 0
-	for _, f := range r.Files {
-		for _, g := range f.Groups {
-			if g.Inside {
-				n += len(g.Changes)
-			}
-		}
-	}
-	return n
 }

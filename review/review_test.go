@@ -62,7 +62,7 @@ func twoPlaceFix() finding.Diag {
 func TestAFixInTwoPlacesBecomesTwoSuggestionsThatBelongTogether(t *testing.T) {
 	f := file("train.py", twoPlaceFix())
 	fd := &FileDiff{Added: []Range{{1, 2}, {5, 5}}}
-	rv := &Review{Files: []*File{Build(f, fd, false)}}
+	rv := &Review{Files: []*FileReview{Build(f, fd, false)}}
 	cs := rv.Comments()
 	if len(cs) != 2 {
 		t.Fatalf("got %d comments, want 2: %+v", len(cs), cs)
@@ -88,7 +88,7 @@ func TestAFixInTwoPlacesBecomesTwoSuggestionsThatBelongTogether(t *testing.T) {
 func TestAFixPartlyOutsideTheDiffGoesWholeIntoTheBody(t *testing.T) {
 	f := file("train.py", twoPlaceFix(), diag("LTF003", 4, finding.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
 	fd := &FileDiff{Added: []Range{{2, 2}, {4, 4}}} // line 5 unchanged
-	rv := &Review{Files: []*File{Build(f, fd, false)}}
+	rv := &Review{Files: []*FileReview{Build(f, fd, false)}}
 	cs := rv.Comments()
 	if len(cs) != 1 || cs[0].Line != 4 || !strings.Contains(cs[0].Body, "```suggestion\nc = None\n```") {
 		t.Fatalf("want one suggestion c = None on line 4, got %+v", cs)
@@ -116,12 +116,12 @@ func TestAnInsertionTakesTheNeighbourThePullRequestChanged(t *testing.T) {
 	// Insert a whole line before line 4: the line above (3) is unchanged,
 	// the one below (4) is the pull request's: the suggestion replaces 4.
 	f := file("train.py", diag("LTF005", 4, finding.Edit{Start: at("c = 3"), End: at("c = 3"), NewText: "x = 0\n"}))
-	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{4, 4}}}, false)}}
+	rv := &Review{Files: []*FileReview{Build(f, &FileDiff{Added: []Range{{4, 4}}}, false)}}
 	cs := rv.Comments()
 	if len(cs) != 1 || cs[0].Line != 4 || !strings.Contains(cs[0].Body, "```suggestion\nx = 0\nc = 3\n```") {
 		t.Fatalf("want the insertion on line 4 with it, got %+v", cs)
 	}
-	rv = &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{3, 3}}}, false)}}
+	rv = &Review{Files: []*FileReview{Build(f, &FileDiff{Added: []Range{{3, 3}}}, false)}}
 	cs = rv.Comments()
 	if len(cs) != 1 || cs[0].Line != 3 || !strings.Contains(cs[0].Body, "```suggestion\nb = 2\nx = 0\n```") {
 		t.Fatalf("want the insertion on line 3 with it, got %+v", cs)
@@ -147,7 +147,7 @@ func TestFixesThatNeedSeveralPassesStillReproduceTheFixedFile(t *testing.T) {
 func TestNotebooksGetThePatchNotASuggestion(t *testing.T) {
 	f := file("nb.ipynb", diag("LTF003", 4, finding.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
 	f.Diags[0].Cell = 2
-	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{1, 6}}}, false)}}
+	rv := &Review{Files: []*FileReview{Build(f, &FileDiff{Added: []Range{{1, 6}}}, false)}}
 	cs := rv.Comments()
 	if len(cs) != 1 {
 		t.Fatalf("want one comment, got %d", len(cs))
@@ -159,7 +159,7 @@ func TestNotebooksGetThePatchNotASuggestion(t *testing.T) {
 
 func TestFindingsWithoutAFixAreCommentsOnChangedLinesAndBodyLinesElsewhere(t *testing.T) {
 	f := file("train.py", diag("LTF006", 2), diag("LTF007", 5))
-	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{2, 2}}}, false)}}
+	rv := &Review{Files: []*FileReview{Build(f, &FileDiff{Added: []Range{{2, 2}}}, false)}}
 	cs := rv.Comments()
 	if len(cs) != 1 || cs[0].Line != 2 || strings.Contains(cs[0].Body, "suggestion") || !strings.Contains(cs[0].Body, "LTF006") {
 		t.Errorf("want a plain LTF006 comment on line 2, got %+v", cs)
@@ -175,7 +175,7 @@ func TestUnsafeFixesAreOfferedOnlyWhenApplied(t *testing.T) {
 	d.Fix.Applicability = finding.Unsafe
 	f := file("train.py", d)
 	f.After = f.Before // fix without --unsafe-fixes leaves it
-	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{3, 3}}}, false)}}
+	rv := &Review{Files: []*FileReview{Build(f, &FileDiff{Added: []Range{{3, 3}}}, false)}}
 	cs := rv.Comments()
 	if len(cs) != 1 || strings.Contains(cs[0].Body, "suggestion") || !strings.Contains(cs[0].Body, "--unsafe-fixes") {
 		t.Errorf("want a comment pointing at --unsafe-fixes, got %+v", cs)
@@ -206,7 +206,7 @@ func TestAChangeOfTheFinalNewlineIsAPatchNotASuggestion(t *testing.T) {
 	before := "a = 1" // no final newline
 	d := diag("LTF005", 1, finding.Edit{Start: 5, End: 5, NewText: "\nb = 2\n"})
 	f := &finding.FileResult{Path: "x.py", Before: []byte(before), After: []byte("a = 1\nb = 2\n"), Diags: []finding.Diag{d}, Changed: true}
-	rv := &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{1, 1}}}, false)}}
+	rv := &Review{Files: []*FileReview{Build(f, &FileDiff{Added: []Range{{1, 1}}}, false)}}
 	if cs := rv.Comments(); len(cs) != 0 {
 		t.Errorf("a suggestion cannot add the final newline, got %+v", cs)
 	}
@@ -216,7 +216,7 @@ func TestAChangeOfTheFinalNewlineIsAPatchNotASuggestion(t *testing.T) {
 	// Keeping the missing newline is fine for a suggestion.
 	d = diag("LTF005", 1, finding.Edit{Start: 4, End: 5, NewText: "2"})
 	f = &finding.FileResult{Path: "x.py", Before: []byte(before), After: []byte("a = 2"), Diags: []finding.Diag{d}, Changed: true}
-	rv = &Review{Files: []*File{Build(f, &FileDiff{Added: []Range{{1, 1}}}, false)}}
+	rv = &Review{Files: []*FileReview{Build(f, &FileDiff{Added: []Range{{1, 1}}}, false)}}
 	if cs := rv.Comments(); len(cs) != 1 || !strings.Contains(cs[0].Body, "```suggestion\na = 2\n```") {
 		t.Errorf("want a suggestion a = 2, got %+v", cs)
 	}
