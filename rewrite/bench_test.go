@@ -41,7 +41,7 @@ func BenchmarkQueryWalk(b *testing.B) {
 		b.Fatal(err)
 	}
 	texts := scripts()
-	var all []func() *File
+	var all []func() *Facts
 	for _, text := range texts {
 		tree, err := parse(text, 0)
 		if err != nil {
@@ -49,7 +49,7 @@ func BenchmarkQueryWalk(b *testing.B) {
 		}
 		defer tree.Close()
 		src, root := NewSource(text), tree.RootNode()
-		all = append(all, func() *File { return buildFile(src, root, q) })
+		all = append(all, func() *Facts { return buildFacts(src, root, q) })
 	}
 	i := 0
 	for b.Loop() {

@@ -11,7 +11,7 @@ var dtypeStrings = map[string]string{
 
 // lowPrecision classifies a dtype expression: "bfloat16", "float16",
 // "auto", "float32", or "" when it is not a literal dtype.
-func lowPrecision(f *File, v *sitter.Node) string {
+func lowPrecision(f *Facts, v *sitter.Node) string {
 	text := f.Src.Text
 	if s, ok := StringValue(v, text); ok {
 		return dtypeStrings[s]

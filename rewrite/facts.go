@@ -9,10 +9,10 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// File is what the rules know about one parsed source: imports with their
+// Facts is what the rules know about one parsed source: imports with their
 // aliases, every call and assignment, and the function scopes with what
 // each one does (train, infer). It is built once per pass from the queries.
-type File struct {
+type Facts struct {
 	Src   *Source
 	Root  *sitter.Node
 	Calls []*Call
@@ -69,8 +69,8 @@ type Func struct {
 	start, end uint32
 }
 
-func buildFile(src *Source, root *sitter.Node, q *compiled) *File {
-	f := &File{Src: src, Root: root, imports: map[string]string{}, module: &Func{Name: "<module>"}}
+func buildFacts(src *Source, root *sitter.Node, q *compiled) *Facts {
+	f := &Facts{Src: src, Root: root, imports: map[string]string{}, module: &Func{Name: "<module>"}}
 	text := src.Text
 	// One walk collects the matches of every query file; they are then read
 	// file by file, functions first (calls and assignments need scopes).
@@ -223,7 +223,7 @@ func compact(s string) string {
 }
 
 // Resolve replaces the first name of a dotted name by what it was imported as.
-func (f *File) Resolve(dotted string) string {
+func (f *Facts) Resolve(dotted string) string {
 	head, rest, _ := strings.Cut(dotted, ".")
 	if q, ok := f.imports[head]; ok {
 		if rest == "" {
@@ -236,7 +236,7 @@ func (f *File) Resolve(dotted string) string {
 
 // Alias returns the local name bound to a module ("torch" -> "th"), and
 // whether the file imports it at all.
-func (f *File) Alias(module string) (string, bool) {
+func (f *Facts) Alias(module string) (string, bool) {
 	best := ""
 	for local, q := range f.imports {
 		if q == module && (best == "" || local == module || (best != module && local < best)) {
@@ -246,7 +246,7 @@ func (f *File) Alias(module string) (string, bool) {
 	return best, best != ""
 }
 
-func (f *File) scopeOf(n *sitter.Node) *Func {
+func (f *Facts) scopeOf(n *sitter.Node) *Func {
 	scope := f.module
 	start, end := n.StartByte(), n.EndByte()
 	for _, fn := range f.Funcs {
@@ -266,7 +266,7 @@ func (c *Call) IsTrainerCall() bool {
 	return strings.HasSuffix(c.Method, "Trainer")
 }
 
-func (f *File) markScopes() {
+func (f *Facts) markScopes() {
 	for _, c := range f.Calls {
 		switch {
 		case c.IsTrainerCall(), c.Method == "get_peft_model", c.Method == "prepare_model_for_kbit_training",
@@ -280,7 +280,7 @@ func (f *File) markScopes() {
 }
 
 // HasTraining reports whether anything in the file trains.
-func (f *File) HasTraining() bool {
+func (f *Facts) HasTraining() bool {
 	if f.module.Training {
 		return true
 	}
@@ -306,7 +306,7 @@ const (
 // that trains is training. A helper that does not train is judged by its
 // callers in this file: all training callers make it training, a mix of
 // training and other callers makes it shared.
-func (f *File) TrainingUse(fn *Func) Use {
+func (f *Facts) TrainingUse(fn *Func) Use {
 	// Rules ask for the same scopes again and again; each answer walks
 	// the calls recursively, so it is kept.
 	if u, ok := f.useMemo[fn]; ok {
@@ -320,7 +320,7 @@ func (f *File) TrainingUse(fn *Func) Use {
 	return u
 }
 
-func (f *File) trainingUse(fn *Func, depth int) Use {
+func (f *Facts) trainingUse(fn *Func, depth int) Use {
 	if fn.Training {
 		return Training
 	}
@@ -428,7 +428,7 @@ func StringValue(n *sitter.Node, text []byte) (string, bool) {
 
 // ValueOf resolves n to a string: a literal itself, or the literal last
 // assigned to the name before n in scope or at module level.
-func (f *File) ValueOf(n *sitter.Node, scope *Func) (string, bool) {
+func (f *Facts) ValueOf(n *sitter.Node, scope *Func) (string, bool) {
 	text := f.Src.Text
 	if s, ok := StringValue(n, text); ok {
 		return s, true

@@ -19,7 +19,7 @@ type kwargs struct {
 }
 
 // resolveKwargs reads every **splat of a call's arguments.
-func (f *File) resolveKwargs(call *Call) kwargs {
+func (f *Facts) resolveKwargs(call *Call) kwargs {
 	kw := kwargs{entries: map[string]*sitter.Node{}, conditional: map[string]bool{}}
 	text := f.Src.Text
 	for i := 0; i < int(call.Args.NamedChildCount()); i++ {
@@ -42,7 +42,7 @@ func (f *File) resolveKwargs(call *Call) kwargs {
 // readDict fills kw from the definition of the dict variable name and its
 // later updates before the call; false when the definition is not a dict
 // built in view.
-func (f *File) readDict(name string, call *Call, kw *kwargs) bool {
+func (f *Facts) readDict(name string, call *Call, kw *kwargs) bool {
 	text := f.Src.Text
 	var def *Assign
 	for _, a := range f.Assigns {

@@ -15,7 +15,7 @@ import (
 // unslothLoad reports unsloth's FastLanguageModel / FastModel /
 // FastVisionModel.from_pretrained: it pops attn_implementation and chooses
 // the dtype and the device itself.
-func (f *File) unslothLoad(l *Load) bool {
+func (f *Facts) unslothLoad(l *Load) bool {
 	if strings.HasPrefix(l.Qual, "unsloth.") {
 		return true
 	}
@@ -38,7 +38,7 @@ var qwen1ID = regexp.MustCompile(`(?i)(^|/)qwen-`)
 // qwen1RemoteCode reports a Qwen-1 load through its remote code, which
 // chooses its own attention (use_flash_attn in its config) and ignores
 // attn_implementation.
-func (f *File) qwen1RemoteCode(l *Load) bool {
+func (f *Facts) qwen1RemoteCode(l *Load) bool {
 	if !l.IDKnown || !qwen1ID.MatchString(l.ModelID) {
 		return false
 	}
@@ -47,7 +47,7 @@ func (f *File) qwen1RemoteCode(l *Load) bool {
 }
 
 // ignoresAttention says why a loader ignores attn_implementation, or "".
-func (f *File) ignoresAttention(l *Load) string {
+func (f *Facts) ignoresAttention(l *Load) string {
 	switch {
 	case f.unslothLoad(l):
 		return fmt.Sprintf("unsloth's %s drops attn_implementation and picks its own attention kernels", l.Dotted)
@@ -64,7 +64,7 @@ var flashValues = map[string]bool{"flash_attention_2": true, "flash_attention_3"
 // flashLoad names the flash attention a load asks for:
 // attn_implementation="flash_attention_2"/"flash_attention_3" or the old
 // use_flash_attention_2=True; "" otherwise.
-func (f *File) flashLoad(l *Load) string {
+func (f *Facts) flashLoad(l *Load) string {
 	text := f.Src.Text
 	if s, ok := StringValue(l.Arg("attn_implementation", text), text); ok && flashValues[s] {
 		return fmt.Sprintf("attn_implementation=%q", s)
@@ -95,7 +95,7 @@ func eagerInPlaceOf(old *sitter.Node, text []byte) (Edit, bool) {
 // fileDtypeKeyword is the dtype keyword the file already spells on a load
 // or in model_init_kwargs ("dtype" or "torch_dtype"), or "" when it spells
 // neither. A file that spells both is read by its first use.
-func (f *File) fileDtypeKeyword() string {
+func (f *Facts) fileDtypeKeyword() string {
 	text := f.Src.Text
 	first, kw := -1, ""
 	see := func(n *sitter.Node, name string) {
@@ -126,7 +126,7 @@ func (f *File) fileDtypeKeyword() string {
 // before it (it is not the load dtype before 4.56); with no pin, the
 // spelling the file already uses, else torch_dtype= (accepted by every
 // version).
-func (f *File) dtypeKeyword(tv Version) string {
+func (f *Facts) dtypeKeyword(tv Version) string {
 	switch {
 	case tv.AtLeast(4, 56):
 		return "dtype"

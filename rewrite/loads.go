@@ -28,14 +28,14 @@ var modelClass = regexp.MustCompile(`^(AutoModel\w*|AutoPeftModel\w*|\w+For[A-Z]
 
 // ModelLoads lists the model loads of the file in source order, each with
 // whether it flows into training.
-func (f *File) ModelLoads() []*Load {
+func (f *Facts) ModelLoads() []*Load {
 	if f.loads == nil {
 		f.loads = f.findLoads()
 	}
 	return f.loads
 }
 
-func (f *File) findLoads() []*Load {
+func (f *Facts) findLoads() []*Load {
 	out := []*Load{}
 	text := f.Src.Text
 	for _, c := range f.Calls {
@@ -80,7 +80,7 @@ func (f *File) findLoads() []*Load {
 }
 
 // TrainingLoads are the loads that flow into training only.
-func (f *File) TrainingLoads() []*Load {
+func (f *Facts) TrainingLoads() []*Load {
 	var out []*Load
 	for _, l := range f.ModelLoads() {
 		if l.Use == Training {
@@ -92,7 +92,7 @@ func (f *File) TrainingLoads() []*Load {
 
 // usedByTraining: a module-level load whose variable a training function
 // uses (notebook and script style).
-func (f *File) usedByTraining(l *Load) bool {
+func (f *Facts) usedByTraining(l *Load) bool {
 	target := assignedTo(l.Node, f.Src.Text)
 	if target == "" || strings.ContainsAny(target, ".[") {
 		return false
@@ -131,7 +131,7 @@ var quantKeywords = []string{"quantization_config", "load_in_4bit", "load_in_8bi
 // quantized reports a quantized load: a quantization config or a
 // load_in_4bit/8bit flag that is not a literal False. Mxfp4Config with
 // dequantize=True loads plain weights: not quantized training.
-func (f *File) quantized(l *Load) (always, sometimes bool) {
+func (f *Facts) quantized(l *Load) (always, sometimes bool) {
 	text := f.Src.Text
 	for _, k := range quantKeywords {
 		v := l.Arg(k, text)
@@ -157,7 +157,7 @@ func (f *File) quantized(l *Load) (always, sometimes bool) {
 
 // definition follows a name to the value last assigned to it before n in
 // scope fn (or at module level); other nodes are their own definition.
-func (f *File) definition(n *sitter.Node, fn *Func) *sitter.Node {
+func (f *Facts) definition(n *sitter.Node, fn *Func) *sitter.Node {
 	if n.Type() != "identifier" {
 		return n
 	}
@@ -169,7 +169,7 @@ func (f *File) definition(n *sitter.Node, fn *Func) *sitter.Node {
 
 // lastAssign is the last assignment to name before n, in fn or at module
 // level (fn's own assignments win).
-func (f *File) lastAssign(name string, fn *Func, n *sitter.Node) *Assign {
+func (f *Facts) lastAssign(name string, fn *Func, n *sitter.Node) *Assign {
 	var best *Assign
 	for _, a := range f.Assigns {
 		if a.Text != name || a.Node.StartByte() >= n.StartByte() || (a.Func != fn && a.Func != f.module) {
@@ -209,7 +209,7 @@ func assignedTo(call *sitter.Node, text []byte) string {
 
 // statementIn returns the statement holding n that sits directly in the
 // body of scope fn (or the module), or nil.
-func (f *File) statementIn(n *sitter.Node, fn *Func) *sitter.Node {
+func (f *Facts) statementIn(n *sitter.Node, fn *Func) *sitter.Node {
 	body := f.Root
 	if fn.Node != nil {
 		body = fn.Body
@@ -224,7 +224,7 @@ func (f *File) statementIn(n *sitter.Node, fn *Func) *sitter.Node {
 
 // torchName renders torch.<attr> with the file's alias for torch, adding
 // the import when the file lacks it.
-func (f *File) torchName(attr string) (string, []Edit) {
+func (f *Facts) torchName(attr string) (string, []Edit) {
 	local, edits := ensureImport(f, "torch")
 	return local + "." + attr, edits
 }
@@ -233,7 +233,7 @@ var auxName = regexp.MustCompile(`(?i)(^|[._])(ref|reference|reward|teacher|embe
 
 // auxiliary reports a model that a trainer uses frozen: passed as
 // ref_model=/reward_model=/teacher_model=, or named so.
-func (f *File) auxiliary(l *Load) bool {
+func (f *Facts) auxiliary(l *Load) bool {
 	if l.Target == "" {
 		return false
 	}
@@ -256,7 +256,7 @@ func (f *File) auxiliary(l *Load) bool {
 
 // modelSubclass reports a class of this file that derives from a model
 // class (class MyLlama(LlamaForCausalLM): ...).
-func (f *File) modelSubclass(class string) bool {
+func (f *Facts) modelSubclass(class string) bool {
 	text := f.Src.Text
 	for i := 0; i < int(f.Root.NamedChildCount()); i++ {
 		n := f.Root.NamedChild(i)

@@ -62,7 +62,7 @@ sequence 512 (30.9 vs 18.8 GiB), and 0.73x with 1.95x at 2048 (114.9 vs
 const fp32Cost = "costs 4 bytes a parameter (8B model: ~32 GB of weights; measured peak 1.6-2.3x the bf16 run, 11-17% slower)"
 
 func runFP32MasterWeights(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	for _, l := range f.ModelLoads() {
 		if l.Use == NotTraining {
 			continue
@@ -114,7 +114,7 @@ func runFP32MasterWeights(p *Pass) {
 // missingDtype adds an explicit float32 where transformers' default is the
 // checkpoint's dtype (5.x, or no pin found).
 func missingDtype(p *Pass, l *Load) {
-	f := p.File
+	f := p.Facts
 	tv := p.Versions.Transformers
 	if tv.Below(5, 0) {
 		return // 4.x loads float32 by default
@@ -138,7 +138,7 @@ func missingDtype(p *Pass, l *Load) {
 // variable is replaced at the use site, so that other users of the variable
 // (bnb_4bit_compute_dtype) keep it; one decided at run time is a warning.
 func lowDtype(p *Pass, l *Load, kw string, v *sitter.Node) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	kind := lowPrecision(f, v)
 	shown := v.Content(text)
 	if kind == "" && v.Type() == "identifier" {
@@ -167,7 +167,7 @@ var castMethods = map[string]string{"half": "float16", "bfloat16": "bfloat16"}
 // postLoadCasts finds model.half(), model.bfloat16(), model.to(torch.bfloat16)
 // on the training path after the load, and a cast chained on the load.
 func postLoadCasts(p *Pass, l *Load) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	isCast := func(c *Call) bool {
 		if _, ok := castMethods[c.Method]; ok && len(realArgs(c.Args)) == 0 {
 			return true
@@ -237,7 +237,7 @@ func postLoadCasts(p *Pass, l *Load) {
 
 // trlDtype is LTF001 for a model TRL loads by name.
 func trlDtype(p *Pass, t *trlLoad) {
-	f := p.File
+	f := p.Facts
 	key := "torch_dtype"
 	if tv := p.Versions.TRL; tv.AtLeast(0, 23) || !tv.Known && f.fileDtypeKeyword() == "dtype" {
 		key = "dtype" // its name from TRL 0.23; with no pin, as the file spells it

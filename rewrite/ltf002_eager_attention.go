@@ -61,8 +61,8 @@ sequence 512, 0.73x and 1.95x at 2048.`,
 
 func runEagerAttention(p *Pass) {
 	text := p.Src.Text
-	packing := packingInFile(p.File)
-	for _, l := range p.File.ModelLoads() {
+	packing := packingInFile(p.Facts)
+	for _, l := range p.Facts.ModelLoads() {
 		if l.Use == NotTraining {
 			continue
 		}
@@ -74,7 +74,7 @@ func runEagerAttention(p *Pass) {
 			}
 			continue
 		}
-		if why := p.File.ignoresAttention(l); why != "" {
+		if why := p.Facts.ignoresAttention(l); why != "" {
 			if s, _ := StringValue(v, text); v == nil || s == "sdpa" {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 					Message: why + `: attn_implementation="eager" would change nothing there; switch the cuDNN SDPA backend off before training instead (--select LTF007)`})
@@ -91,7 +91,7 @@ func runEagerAttention(p *Pass) {
 			switch {
 			case old != nil && old.Content(text) != "False":
 				p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityWarning,
-					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s, decided at run time: attn_implementation beside use_flash_attention_2=True raises ValueError (transformers 4.36-4.5x); choose the attention with attn_implementation alone ("eager" for training: the default SDPA's cuDNN backward gives NaN on left-padded rows)`, p.File.runtimeSource(old, l.Func))})
+					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s, decided at run time: attn_implementation beside use_flash_attention_2=True raises ValueError (transformers 4.36-4.5x); choose the attention with attn_implementation alone ("eager" for training: the default SDPA's cuDNN backward gives NaN on left-padded rows)`, p.Facts.runtimeSource(old, l.Func))})
 			case old != nil:
 				replaceOldFlashKeyword(p, old)
 			case packing:
@@ -114,7 +114,7 @@ func runEagerAttention(p *Pass) {
 		switch {
 		case !ok:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf(`attn_implementation comes from %s, decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.File.runtimeSource(v, l.Func))})
+				Message: fmt.Sprintf(`attn_implementation comes from %s, decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.Facts.runtimeSource(v, l.Func))})
 		case s == "sdpa":
 			p.Report(Finding{Start: start(v), End: end(v),
 				Message: `attn_implementation="sdpa" picks cuDNN on Hopper, whose backward gives NaN on fully masked (left-padded) rows; train with "eager"`,

@@ -45,7 +45,7 @@ another plan (DDP with QLoRA, FSDP or DeepSpeed).`,
 var shardingMaps = map[string]bool{"auto": true, "balanced": true, "balanced_low_0": true, "sequential": true}
 
 func runTrainingDeviceMap(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	// The old naive model-parallel hack: "auto" is then deliberate.
 	modelParallel := false
 	for _, a := range f.Assigns {
@@ -103,7 +103,7 @@ func runTrainingDeviceMap(p *Pass) {
 // lastAutoAssign finds the string literal assigned to the device_map
 // variable v, when every use of the variable is this load's device_map (so
 // that editing the literal changes nothing else).
-func (f *File) lastAutoAssign(v *sitter.Node, l *Load) *sitter.Node {
+func (f *Facts) lastAutoAssign(v *sitter.Node, l *Load) *sitter.Node {
 	text := f.Src.Text
 	name := v.Content(text)
 	var lit *sitter.Node

@@ -37,7 +37,7 @@ func ownLabelMask(text []byte) bool {
 // (it hides EOS on its path); the pinned TRL version decides for an
 // SFTTrainer given no collator.
 func padCollator(p *Pass) padCollatorUse {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	var byID, byPos string
 	for _, c := range f.Calls {
 		switch {
@@ -81,7 +81,7 @@ func padCollator(p *Pass) padCollatorUse {
 }
 
 func sftWithoutCollator(p *Pass) bool {
-	for _, c := range p.File.Calls {
+	for _, c := range p.Facts.Calls {
 		if strings.HasSuffix(c.Method, "SFTTrainer") && KeywordValue(c.Args, "data_collator", p.Src.Text) == nil {
 			return true
 		}
@@ -93,7 +93,7 @@ func sftWithoutCollator(p *Pass) bool {
 // sets up itself: unsloth's loader, trl.setup_chat_format. The rule then
 // stays away from the file.
 func frameworkManagedPad(p *Pass) bool {
-	f := p.File
+	f := p.Facts
 	for _, c := range f.Calls {
 		if f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
 			continue
@@ -115,7 +115,7 @@ func frameworkManagedPad(p *Pass) bool {
 // trlLoadsTokenizer reports, with one warning, a TRL trainer given no
 // tokenizer: TRL loads the model's own.
 func trlLoadsTokenizer(p *Pass, id string) bool {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	for _, c := range f.Calls {
 		if !isTRLTrainer(c.Method) || KeywordValue(c.Args, "processing_class", text) != nil || KeywordValue(c.Args, "tokenizer", text) != nil {
 			continue

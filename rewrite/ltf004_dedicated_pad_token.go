@@ -139,7 +139,7 @@ var eosLikeTokens = map[string]bool{"<|eot_id|>": true, "<|im_end|>": true, "<|e
 
 // classifyPad reads a pad value, following a name to its literal (pad =
 // "<|eot_id|>"; tok.pad_token = pad). lit is the literal token, if any.
-func (f *File) classifyPad(v *sitter.Node, scope *Func, depth int) (padValue, string) {
+func (f *Facts) classifyPad(v *sitter.Node, scope *Func, depth int) (padValue, string) {
 	text := f.Src.Text
 	for v != nil && v.Type() == "parenthesized_expression" {
 		var inner *sitter.Node
@@ -221,7 +221,7 @@ type padStmt struct {
 }
 
 func runDedicatedPadToken(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	if frameworkManagedPad(p) {
 		return
 	}
@@ -235,7 +235,7 @@ func runDedicatedPadToken(p *Pass) {
 	if load == nil {
 		// A model TRL loads by name, with no tokenizer given: TRL's own.
 		trlStringModels(p, func(t *trlLoad) {
-			if !p.File.hasTokenizer() {
+			if !p.Facts.hasTokenizer() {
 				trlLoadsTokenizer(p, t.modelID)
 			}
 		})
@@ -669,7 +669,7 @@ func sortPads(pads []*padStmt) {
 }
 
 // hasTokenizer reports a tokenizer load anywhere in the file.
-func (f *File) hasTokenizer() bool {
+func (f *Facts) hasTokenizer() bool {
 	for _, c := range f.Calls {
 		if isTokenizerLoad(c.Node, f.Src.Text) {
 			return true
@@ -679,7 +679,7 @@ func (f *File) hasTokenizer() bool {
 }
 
 // fileSetsPad reports any pad assignment in the file.
-func fileSetsPad(f *File) bool {
+func fileSetsPad(f *Facts) bool {
 	for _, a := range f.Assigns {
 		if strings.HasSuffix(a.Text, ".pad_token") || strings.HasSuffix(a.Text, ".pad_token_id") {
 			return true
@@ -690,7 +690,7 @@ func fileSetsPad(f *File) bool {
 
 // stateDictOverride: a custom model.state_dict (alpaca-lora) saves only
 // the adapter weights, so a resized embedding row would be lost on save.
-func stateDictOverride(f *File) bool {
+func stateDictOverride(f *Facts) bool {
 	for _, a := range f.Assigns {
 		if strings.HasSuffix(a.Text, ".state_dict") {
 			return true
@@ -702,7 +702,7 @@ func stateDictOverride(f *File) bool {
 // peftPoint is the statement of scope fn that wraps the model in an
 // adapter (get_peft_model, PeftModel.from_pretrained), or nil. A resize
 // after it is neither trained nor saved with the adapter.
-func peftPoint(f *File, fn *Func) *sitter.Node {
+func peftPoint(f *Facts, fn *Func) *sitter.Node {
 	for _, c := range f.Calls {
 		if c.Func == fn && (c.Method == "get_peft_model" || strings.HasSuffix(c.Qual, "PeftModel.from_pretrained")) {
 			return f.statementIn(c.Node, fn)
@@ -713,7 +713,7 @@ func peftPoint(f *File, fn *Func) *sitter.Node {
 
 // trainingStart is the statement of scope fn that starts training
 // (trainer.train(), model.train()), or nil.
-func trainingStart(f *File, fn *Func) *sitter.Node {
+func trainingStart(f *Facts, fn *Func) *sitter.Node {
 	for _, c := range f.Calls {
 		if c.Func == fn && c.Method == "train" && c.Object() != "" {
 			return f.statementIn(c.Node, fn)
@@ -745,7 +745,7 @@ func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *
 		return nil, nil, false
 	}
 	for _, n := range identifiersIn(tokTop.ChildByFieldName("right"), text) {
-		for _, a := range p.File.Assigns {
+		for _, a := range p.Facts.Assigns {
 			if a.Text == n && a.Node.StartByte() >= peft.StartByte() && a.Node.StartByte() < tokTop.StartByte() {
 				return nil, nil, false
 			}

@@ -40,7 +40,7 @@ None: the cache is not used by a training forward pass.`,
 }
 
 func runTrainingUseCache(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	if p.Versions.Transformers.AtLeast(5, 0) {
 		return
 	}

@@ -57,7 +57,7 @@ const (
 )
 
 func runDeferredCompile(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	if !f.HasTraining() {
 		return
 	}
@@ -152,7 +152,7 @@ func compileArgument(p *Pass, c *Call) {
 		Fix:     &Fix{Message: "torch_compile=False", Edits: edits}})
 }
 
-func firstTrainer(f *File, fn *Func) *Call {
+func firstTrainer(f *Facts, fn *Func) *Call {
 	for _, c := range f.Calls {
 		if c.Func == fn && c.IsTrainerCall() {
 			return c
@@ -188,7 +188,7 @@ func disableArgument(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
 
 // isModelVar reports a call on a variable that holds the trained model: the
 // target of a training load or of get_peft_model.
-func (f *File) isModelVar(c *Call) bool {
+func (f *Facts) isModelVar(c *Call) bool {
 	obj := c.Object()
 	if obj == "" {
 		return false // a bare compile(...)

@@ -45,7 +45,7 @@ cost grows with length: "little" holds for short sequences.`,
 }
 
 func runSDPABackendFence(p *Pass) {
-	f := p.File
+	f := p.Facts
 	if bytes.Contains(p.Src.Text, []byte("enable_cudnn_sdp")) {
 		return
 	}

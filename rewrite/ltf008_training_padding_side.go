@@ -39,7 +39,7 @@ None.`,
 }
 
 func runTrainingPaddingSide(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	for _, a := range f.Assigns {
 		if !strings.HasSuffix(a.Text, ".padding_side") || f.TrainingUse(a.Func) != Training {
 			continue

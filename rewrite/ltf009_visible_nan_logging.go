@@ -35,7 +35,7 @@ None.`,
 }
 
 func runVisibleNaNLogging(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	if !f.HasTraining() {
 		return
 	}

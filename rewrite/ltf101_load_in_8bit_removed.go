@@ -48,7 +48,7 @@ None: the same quantized load.`,
 var bnbKeyword = regexp.MustCompile(`^(llm_int8_\w+|bnb_4bit_\w+)$`)
 
 func runLoadIn8bitRemoved(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	tv := p.Versions.Transformers
 	if !tv.AtLeast(5, 0) {
 		return

@@ -42,7 +42,7 @@ None.`,
 }
 
 func runRemovedTrainingArguments(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	tv := p.Versions.Transformers
 	if !tv.AtLeast(5, 0) {
 		return

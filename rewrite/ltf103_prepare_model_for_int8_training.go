@@ -47,7 +47,7 @@ None.`,
 const int8Name, kbitName = "prepare_model_for_int8_training", "prepare_model_for_kbit_training"
 
 func runPrepareModelForInt8Training(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	pv := p.Versions.Peft
 	if pv.Below(0, 10) {
 		return

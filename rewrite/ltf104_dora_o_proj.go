@@ -42,7 +42,7 @@ None.`,
 var llama31_8b = regexp.MustCompile(`(?i)llama-?3\.1-8b`)
 
 func runDoraOProj(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	model := ""
 	for _, l := range f.ModelLoads() {
 		if l.IDKnown && llama31_8b.MatchString(l.ModelID) && l.Use != NotTraining {

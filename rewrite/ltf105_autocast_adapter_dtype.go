@@ -39,7 +39,7 @@ LoRA).`,
 }
 
 func runAutocastAdapterDtype(p *Pass) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	if strings.Contains(strings.ToLower(string(text)), "deepspeed") {
 		return
 	}

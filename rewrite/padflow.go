@@ -36,7 +36,7 @@ func isTokenizerLoad(n *sitter.Node, text []byte) bool {
 
 // tokenizerFactories maps the name of each function of the file that loads
 // a tokenizer and returns it to that function and its local name.
-func (f *File) tokenizerFactories() map[string]padTokenizer {
+func (f *Facts) tokenizerFactories() map[string]padTokenizer {
 	out := map[string]padTokenizer{}
 	text := f.Src.Text
 	for _, fn := range f.Funcs {
@@ -99,7 +99,7 @@ func modelIDArg(call *sitter.Node, text []byte) *sitter.Node {
 // another model (a different literal id, or named for an embedding,
 // reward or reference model) is never taken. reason says why none was
 // chosen when several were possible.
-func (f *File) trainedTokenizer(load *Load) (*padTokenizer, string) {
+func (f *Facts) trainedTokenizer(load *Load) (*padTokenizer, string) {
 	text := f.Src.Text
 	factories := f.tokenizerFactories()
 	var cands []*padTokenizer

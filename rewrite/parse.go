@@ -26,7 +26,7 @@ type compiled struct {
 	capture map[string]int // capture name -> id
 }
 
-// queryFiles are compiled in this order; buildFile reads them by name.
+// queryFiles are compiled in this order; buildFacts reads them by name.
 var queryFiles = []string{"functions.scm", "imports.scm", "calls.scm", "assignments.scm"}
 
 var (

@@ -39,9 +39,9 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) (_ []Findi
 	if parsedHere && tooDeep(root) {
 		return nil, nil, ErrTooDeep
 	}
-	file := buildFile(src, root, q)
+	file := buildFacts(src, root, q)
 	var findings []Finding
-	pass := &Pass{Src: src, File: file, Versions: e.opts.Target.Merge(vs), findings: &findings}
+	pass := &Pass{Src: src, Facts: file, Versions: e.opts.Target.Merge(vs), findings: &findings}
 	for _, r := range e.rules {
 		pass.rule = r
 		if err := runRule(r, pass); err != nil {
@@ -95,7 +95,7 @@ func (e *RuleError) Error() string {
 // Pass is what a rule's Run gets: the source, the facts, and Report.
 type Pass struct {
 	Src      *Source
-	File     *File
+	Facts    *Facts
 	Versions Versions
 	rule     *Rule
 	findings *[]Finding

@@ -273,7 +273,7 @@ func commentOut(src *Source, stmt *sitter.Node, header string) ([]Edit, bool) {
 // ensureImport returns the local name of module (its alias when imported
 // as one) and, when the file lacks the import, the edit that adds
 // "import module" (see addImport).
-func ensureImport(f *File, module string) (string, []Edit) {
+func ensureImport(f *Facts, module string) (string, []Edit) {
 	if local, ok := f.Alias(module); ok {
 		return local, nil
 	}
@@ -285,7 +285,7 @@ func ensureImport(f *File, module string) (string, []Edit) {
 // from-import) and, when the import is missing, the edit that adds it:
 // joined to a one-line "from module import a, b" when the file has one,
 // else a new line (see addImport).
-func ensureFromImport(f *File, module, name string) (string, []Edit) {
+func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 	if local, ok := f.Alias(module + "." + name); ok {
 		return local, nil
 	}
@@ -308,7 +308,7 @@ func ensureFromImport(f *File, module, name string) (string, []Edit) {
 // last top-level import, or, when there is none (or it shares its line),
 // after what must stay first: the comments that open the file (a shebang,
 // an encoding line), the module docstring and "from __future__" imports.
-func addImport(f *File, line string) Edit {
+func addImport(f *Facts, line string) Edit {
 	src := f.Src
 	if n := len(f.importStmts); n > 0 {
 		if e, ok := insertAfter(src, f.importStmts[n-1], []string{line}); ok {

@@ -151,7 +151,7 @@ func TestImportPlacement(t *testing.T) {
 		}
 		src := NewSource([]byte(c.text))
 		src.root = tree.RootNode()
-		f := buildFile(src, tree.RootNode(), q)
+		f := buildFacts(src, tree.RootNode(), q)
 		for line, add := range map[string]func() []Edit{
 			"import torch": func() []Edit { _, e := ensureImport(f, "torch"); return e },
 			"from transformers import BitsAndBytesConfig": func() []Edit {

@@ -33,7 +33,7 @@ type Rule struct {
 	Run func(*Pass)
 }
 
-// trainingWords and trainingCalls are in every file where File.HasTraining
+// trainingWords and trainingCalls are in every file where Facts.HasTraining
 // can be true: the training signals of markScopes (a *Trainer call,
 // get_peft_model, prepare_model_for_kbit_training, .train(), a backward
 // call, a step of something named optim...). The calls are a pattern, not

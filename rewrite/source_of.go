@@ -11,7 +11,7 @@ import (
 // a warning: "getattr(torch, args.dtype) (argparse --dtype, default
 // "bfloat16")". It follows one variable assignment, a parameter default, an
 // argparse option and an HfArgumentParser dataclass field.
-func (f *File) runtimeSource(v *sitter.Node, fn *Func) string {
+func (f *Facts) runtimeSource(v *sitter.Node, fn *Func) string {
 	text := f.Src.Text
 	desc := v.Content(text)
 	n := v
@@ -55,7 +55,7 @@ func attributesIn(n *sitter.Node, text []byte) []string {
 
 // optionDefault finds an argparse option or a dataclass field named attr and
 // describes its default.
-func (f *File) optionDefault(attr string) string {
+func (f *Facts) optionDefault(attr string) string {
 	text := f.Src.Text
 	for _, c := range f.Calls {
 		if c.Method != "add_argument" {

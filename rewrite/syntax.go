@@ -35,7 +35,7 @@ func identifiers(n *sitter.Node, name string, text []byte) []*sitter.Node {
 
 // importedNames finds "from <module>[.x] import name [as alias]" anywhere in
 // the file and returns the name nodes.
-func importedNames(f *File, module, name string) []*sitter.Node {
+func importedNames(f *Facts, module, name string) []*sitter.Node {
 	text := f.Src.Text
 	if !bytes.Contains(text, []byte(name)) {
 		return nil // the walk below costs a cgo call per node

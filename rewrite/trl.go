@@ -50,7 +50,7 @@ func isTrainingArgsClass(name string) bool {
 
 // trlStringModels calls fn for every TRL trainer given a model name.
 func trlStringModels(p *Pass, fn func(*trlLoad)) {
-	f, text := p.File, p.Src.Text
+	f, text := p.Facts, p.Src.Text
 	for _, c := range f.Calls {
 		if !isTRLTrainer(c.Method) || f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
 			continue
@@ -114,7 +114,7 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 }
 
 // packingInFile reports an SFTConfig with packing=True or padding_free=True.
-func packingInFile(f *File) bool {
+func packingInFile(f *Facts) bool {
 	text := f.Src.Text
 	for _, c := range f.Calls {
 		if !isTrainingArgsClass(c.Method) {
