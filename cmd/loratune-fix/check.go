@@ -51,7 +51,7 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 			if err != nil {
 				return err
 			}
-			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			out, stderr := &reportWriter{w: cmd.OutOrStdout()}, cmd.ErrOrStderr()
 			var js report.JSONArray
 			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()))
 			t := newTally(rf.unsafeFixes)
@@ -84,11 +84,11 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 				t.statistics(out)
 			case format == "json":
 				if err := js.Flush(out); err != nil {
-					return err
+					return fmt.Errorf("writing the output: %w", err)
 				}
 			case format == "sarif":
 				if err := sarif.Flush(out); err != nil {
-					return err
+					return fmt.Errorf("writing the output: %w", err)
 				}
 			}
 			if format == "text" {
@@ -104,6 +104,9 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 				failing = t.changed
 			case fix:
 				failing = t.failingLeft
+			}
+			if err := out.failed(); err != nil {
+				return err
 			}
 			switch {
 			case interrupted():

@@ -36,8 +36,9 @@ func newDemoCmd() *cobra.Command {
 			if f.Err != nil {
 				return f.Err
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprint(out, udiff.Unified(f.Path, string(f.Before), string(f.After), pal))
+			if _, err := fmt.Fprint(cmd.OutOrStdout(), udiff.Unified(f.Path, string(f.Before), string(f.After), pal)); err != nil {
+				return fmt.Errorf("writing the output: %w", err)
+			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "\nThe demo is cmd/loratune-fix/demo/train.py; try `loratune-fix check cmd/loratune-fix/demo/train.py` and `loratune-fix rules LTF002`.")
 			return nil
 		},

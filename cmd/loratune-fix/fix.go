@@ -40,7 +40,7 @@ folder) or - for stdin, whose fixed source goes to stdout.`,
 			if err != nil {
 				return err
 			}
-			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			out, stderr := &reportWriter{w: cmd.OutOrStdout()}, cmd.ErrOrStderr()
 			stdinFilter := args[0] == "-" && len(args) == 1
 			var js report.JSONArray
 			t := newTally(rf.unsafeFixes)
@@ -71,7 +71,7 @@ folder) or - for stdin, whose fixed source goes to stdout.`,
 			})
 			if format == "json" {
 				if err := js.Flush(out); err != nil {
-					return err
+					return fmt.Errorf("writing the output: %w", err)
 				}
 			}
 			if !stdinFilter && format == "diff" {
@@ -80,6 +80,9 @@ folder) or - for stdin, whose fixed source goes to stdout.`,
 				} else {
 					fmt.Fprintln(stderr, t.summary())
 				}
+			}
+			if err := out.failed(); err != nil {
+				return err
 			}
 			switch {
 			case interrupted():

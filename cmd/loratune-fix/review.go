@@ -62,7 +62,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 				return err
 			}
 			ctx := cmdContext()
-			out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			out, stderr := &reportWriter{w: cmd.OutOrStdout()}, cmd.ErrOrStderr()
 
 			event, err := readEvent(os.Getenv("GITHUB_EVENT_PATH"))
 			if err != nil {
@@ -146,20 +146,23 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 				enc.SetIndent("", "  ")
 				enc.SetEscapeHTML(false)
 				if err := enc.Encode(rv.Request()); err != nil {
-					return err
+					return fmt.Errorf("writing the output: %w", err)
 				}
 			case format == "rdjsonl":
 				if err := rv.RDJSONL(out); err != nil {
-					return err
+					return fmt.Errorf("writing the output: %w", err)
 				}
 			case format == "sarif":
 				if err := sarif.Flush(out); err != nil {
-					return err
+					return fmt.Errorf("writing the output: %w", err)
 				}
 			case format == "github":
 				for _, f := range annotations {
 					report.GitHub(out, f)
 				}
+			}
+			if err := out.failed(); err != nil {
+				return err
 			}
 			switch {
 			case errs > 0:

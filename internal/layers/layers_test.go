@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -39,13 +38,6 @@ var withoutEngine = []string{"version", "finding", "udiff", "notebook", "pins", 
 
 const parser = "github.com/smacker/go-tree-sitter"
 
-func goCmd() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
-}
-
 // watchSources stats every Go file of the module: go test caches a result
 // by the files the test itself touched, and go list's reads are not
 // among them.
@@ -61,7 +53,7 @@ var watchSources = sync.OnceFunc(func() {
 func deps(t *testing.T, pkg string) []string {
 	t.Helper()
 	watchSources()
-	out, err := exec.Command(goCmd(), "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", module+pkg).CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", module+pkg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list %s: %v\n%s", pkg, err, out)
 	}
