@@ -27,6 +27,7 @@ type Facts struct {
 	module      *Func
 	loads       []*Load // computed on first use
 	useMemo     map[*Func]Use
+	flows       map[flowKey]*flowResult // the flow of names, per scope and name (flow.go)
 }
 
 // Call is one call expression.
@@ -299,7 +300,12 @@ type Use int
 const (
 	NotTraining Use = iota
 	Training
+	// Shared: loaded by one function for training and for other callers.
 	Shared
+	// Unseen: the value goes where the flow cannot see (a helper of
+	// another module, a return to no caller of this file), in code that
+	// trains: rules warn and edit nothing.
+	Unseen
 )
 
 // TrainingUse decides whether code in scope fn flows into training. A scope
@@ -422,22 +428,6 @@ func StringValue(n *sitter.Node, text []byte) (string, bool) {
 		if len(s) >= 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
 			return s[len(q) : len(s)-len(q)], true
 		}
-	}
-	return "", false
-}
-
-// ValueOf resolves n to a string: a literal itself, or the literal last
-// assigned to the name before n in scope or at module level.
-func (f *Facts) ValueOf(n *sitter.Node, scope *Func) (string, bool) {
-	text := f.Src.Text
-	if s, ok := StringValue(n, text); ok {
-		return s, true
-	}
-	if n == nil || n.Type() != "identifier" {
-		return "", false
-	}
-	if a := f.lastAssign(n.Content(text), scope, n); a != nil {
-		return StringValue(a.Value, text)
 	}
 	return "", false
 }

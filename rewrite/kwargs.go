@@ -21,7 +21,6 @@ type kwargs struct {
 // resolveKwargs reads every **splat of a call's arguments.
 func (f *Facts) resolveKwargs(call *Call) kwargs {
 	kw := kwargs{entries: map[string]*sitter.Node{}, conditional: map[string]bool{}}
-	text := f.Src.Text
 	for i := 0; i < int(call.Args.NamedChildCount()); i++ {
 		a := call.Args.NamedChild(i)
 		if a.Type() != "dictionary_splat" {
@@ -32,7 +31,7 @@ func (f *Facts) resolveKwargs(call *Call) kwargs {
 			kw.opaque = true
 			continue
 		}
-		if !f.readDict(expr.Content(text), call, &kw) {
+		if !f.readDict(expr, call, &kw) {
 			kw.opaque = true
 		}
 	}
@@ -42,14 +41,14 @@ func (f *Facts) resolveKwargs(call *Call) kwargs {
 // readDict fills kw from the definition of the dict variable name and its
 // later updates before the call; false when the definition is not a dict
 // built in view.
-func (f *Facts) readDict(name string, call *Call, kw *kwargs) bool {
+func (f *Facts) readDict(splat *sitter.Node, call *Call, kw *kwargs) bool {
 	text := f.Src.Text
-	var def *Assign
-	for _, a := range f.Assigns {
-		if a.Text == name && (a.Func == call.Func || a.Func == f.module) && a.Node.EndByte() <= call.Node.StartByte() {
-			def = a // the last definition before the call
-		}
+	name := splat.Content(text)
+	r := f.ReachingAt(splat)
+	if len(r.Defs) != 1 || r.MaybeUnbound {
+		return false // built differently on different paths
 	}
+	def := f.assignOf(r.Defs[0], name)
 	if def == nil || !dictEntries(def.Value, text, kw.entries) {
 		return false
 	}

@@ -113,7 +113,7 @@ func (f *Facts) fileDtypeKeyword() string {
 			continue
 		}
 		entries := map[string]*sitter.Node{}
-		if def := f.definition(v, c.Func); def != nil && dictEntries(def, text, entries) {
+		if def := f.SoleValue(v); def != nil && dictEntries(def, text, entries) {
 			see(entries["dtype"], "dtype")
 			see(entries["torch_dtype"], "torch_dtype")
 		}

@@ -1,7 +1,7 @@
 package rewrite
 
 import (
-	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -11,7 +11,11 @@ import (
 // Load is one model load: Class.from_pretrained(...) or from_config(...).
 type Load struct {
 	*Call
-	Use Use
+	// Use: whether the loaded model is trained, decided by where its value
+	// goes (model.go); Why says so in words, for messages.
+	Use   Use
+	Why   string
+	sinks []sink
 	// Quantized loads (QLoRA) keep their dtype and device_map.
 	Quantized bool
 	// MaybeQuantized: quantized on some paths only (a quantization_config
@@ -51,32 +55,45 @@ func (f *Facts) findLoads() []*Load {
 			continue
 		}
 		l := &Load{Call: c, Stmt: Statement(c.Node)}
-		l.Use = f.TrainingUse(c.Func)
-		if l.Use == NotTraining && c.Func == f.module && f.usedByTraining(l) {
-			l.Use = Training
+		l.Target = assignedTo(c.Node, text)
+		l.sinks = f.traceLoad(c.Node)
+		l.Use, l.Why = verdict(l.sinks)
+		trains := f.TrainingUse(c.Func) != NotTraining || c.Func == f.module && f.HasTraining()
+		if l.Use == Unseen && !trains {
+			l.Use = NotTraining // nothing trains here: no edit was ever due
 		}
 		if strings.HasPrefix(class, "AutoPeftModel") {
 			// An adapter checkpoint: training only with is_trainable=True.
 			if v := KeywordValue(c.Args, "is_trainable", text); v == nil || v.Content(text) != "True" {
-				l.Use = NotTraining
+				l.Use, l.Why = NotTraining, "an adapter checkpoint loaded without is_trainable=True"
+			} else if l.Use == Unseen {
+				l.Use, l.Why = Training, "an adapter checkpoint loaded with is_trainable=True"
 			}
+		}
+		if l.Use != Training && l.Target != "" && auxName.MatchString(l.Target) {
+			l.Use, l.Why = NotTraining, "named as a reference, reward, teacher or embedding model"
 		}
 		l.kwargs = f.resolveKwargs(c)
 		l.Quantized, l.MaybeQuantized = f.quantized(l)
-		l.Target = assignedTo(c.Node, text)
-		if l.Use != NotTraining && f.auxiliary(l) {
-			l.Use = NotTraining // a frozen reference, reward or teacher model
-		}
 		if c.Method == "from_pretrained" {
-			id := KeywordValue(c.Args, "pretrained_model_name_or_path", text)
-			if args := realArgs(c.Args); id == nil && len(args) > 0 && args[0].Type() != "keyword_argument" {
-				id = args[0]
-			}
-			l.ModelID, l.IDKnown = f.ValueOf(id, c.Func)
+			l.ModelID, l.IDKnown = f.ValueOf(firstArg(c.Args, "pretrained_model_name_or_path", text))
 		}
 		out = append(out, l)
 	}
 	return out
+}
+
+// Undecided reports a load that may or may not be trained: shared by
+// training and other callers, or whose value goes where the flow cannot
+// see. Rules warn there instead of editing.
+func (l *Load) Undecided() bool { return l.Use == Shared || l.Use == Unseen }
+
+// UndecidedMessage says why a load gets advice instead of an edit.
+func (l *Load) UndecidedMessage(advice string) string {
+	if l.Use == Shared {
+		return fmt.Sprintf("%s: %s", l.Why, advice)
+	}
+	return fmt.Sprintf("the flow cannot see whether this load is trained (%s): %s", l.Why, advice)
 }
 
 // TrainingLoads are the loads that flow into training only.
@@ -88,38 +105,6 @@ func (f *Facts) TrainingLoads() []*Load {
 		}
 	}
 	return out
-}
-
-// usedByTraining: a module-level load whose variable a training function
-// uses (notebook and script style).
-func (f *Facts) usedByTraining(l *Load) bool {
-	target := assignedTo(l.Node, f.Src.Text)
-	if target == "" || strings.ContainsAny(target, ".[") {
-		return false
-	}
-	for _, fn := range f.Funcs {
-		if fn.Training && containsWord(f.Src.Text[fn.Body.StartByte():fn.Body.EndByte()], target) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsWord reports word in text between word boundaries (as the
-// regular expression \bword\b, for a word of identifier bytes).
-func containsWord(text []byte, word string) bool {
-	for at := 0; at < len(text); {
-		i := bytes.Index(text[at:], []byte(word))
-		if i < 0 {
-			return false
-		}
-		start, end := at+i, at+i+len(word)
-		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
-			return true
-		}
-		at = start + 1
-	}
-	return false
 }
 
 func isWordByte(b byte) bool {
@@ -138,7 +123,7 @@ func (f *Facts) quantized(l *Load) (always, sometimes bool) {
 		if v == nil || v.Content(text) == "False" || v.Content(text) == "None" {
 			continue
 		}
-		if cfg := f.definition(v, l.Func); cfg != nil && cfg.Type() == "call" {
+		if cfg := f.SoleValue(v); cfg != nil && cfg.Type() == "call" {
 			callee := dottedName(cfg.ChildByFieldName("function"), text)
 			if strings.HasSuffix(callee, "Mxfp4Config") {
 				if d := KeywordValue(cfg.ChildByFieldName("arguments"), "dequantize", text); d != nil && d.Content(text) == "True" {
@@ -153,33 +138,6 @@ func (f *Facts) quantized(l *Load) (always, sometimes bool) {
 		return true, false
 	}
 	return false, sometimes
-}
-
-// definition follows a name to the value last assigned to it before n in
-// scope fn (or at module level); other nodes are their own definition.
-func (f *Facts) definition(n *sitter.Node, fn *Func) *sitter.Node {
-	if n.Type() != "identifier" {
-		return n
-	}
-	if a := f.lastAssign(n.Content(f.Src.Text), fn, n); a != nil {
-		return a.Value
-	}
-	return nil
-}
-
-// lastAssign is the last assignment to name before n, in fn or at module
-// level (fn's own assignments win).
-func (f *Facts) lastAssign(name string, fn *Func, n *sitter.Node) *Assign {
-	var best *Assign
-	for _, a := range f.Assigns {
-		if a.Text != name || a.Node.StartByte() >= n.StartByte() || (a.Func != fn && a.Func != f.module) {
-			continue
-		}
-		if best == nil || a.Func == fn || best.Func == f.module {
-			best = a
-		}
-	}
-	return best
 }
 
 // assignedTo is the target of "target = <call>" (the call possibly chained,
@@ -229,30 +187,8 @@ func (f *Facts) torchName(attr string) (string, []Edit) {
 	return local + "." + attr, edits
 }
 
+// auxName: a model named as one a trainer keeps frozen, or an embedding model.
 var auxName = regexp.MustCompile(`(?i)(^|[._])(ref|reference|reward|teacher|embed\w*|judge)(_?model)?$`)
-
-// auxiliary reports a model that a trainer uses frozen: passed as
-// ref_model=/reward_model=/teacher_model=, or named so.
-func (f *Facts) auxiliary(l *Load) bool {
-	if l.Target == "" {
-		return false
-	}
-	if auxName.MatchString(l.Target) {
-		return true
-	}
-	text := f.Src.Text
-	for _, c := range f.Calls {
-		if !c.IsTrainerCall() {
-			continue
-		}
-		for _, k := range []string{"ref_model", "reward_model", "teacher_model", "reward_funcs"} {
-			if v := KeywordValue(c.Args, k, text); v != nil && compact(v.Content(text)) == l.Target {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // modelSubclass reports a class of this file that derives from a model
 // class (class MyLlama(LlamaForCausalLM): ...).

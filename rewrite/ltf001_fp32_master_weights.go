@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -73,10 +74,10 @@ func runFP32MasterWeights(p *Pass) {
 			kw = "torch_dtype"
 			v = l.Arg("torch_dtype", text)
 		}
-		if l.Use == Shared {
+		if l.Undecided() {
 			if v == nil || lowPrecision(f, v) != "float32" {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-					Message: fmt.Sprintf("%s() loads the model for both training and inference (its callers do both): pass torch.float32 from the training caller, keep half precision for inference", l.Func.Name)})
+					Message: l.UndecidedMessage("load torch.float32 for training, keep half precision for inference")})
 			}
 			continue
 		}
@@ -136,29 +137,47 @@ func missingDtype(p *Pass, l *Load) {
 
 // lowDtype turns a bf16/fp16/"auto" dtype into float32. A dtype held in a
 // variable is replaced at the use site, so that other users of the variable
-// (bnb_4bit_compute_dtype) keep it; one decided at run time is a warning.
+// (bnb_4bit_compute_dtype) keep it; so is a conditional on the hardware
+// (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32);
+// a dtype decided at run time (argparse, a config, the environment) is a
+// warning.
 func lowDtype(p *Pass, l *Load, kw string, v *sitter.Node) {
 	f, text := p.Facts, p.Src.Text
-	kind := lowPrecision(f, v)
-	shown := v.Content(text)
-	if kind == "" && v.Type() == "identifier" {
-		if def := f.definition(v, l.Func); def != nil && def != v {
-			if kind = lowPrecision(f, def); kind != "" {
-				shown = fmt.Sprintf("%s (= %s)", v.Content(text), def.Content(text))
-			}
+	vals, known := f.Values(v)
+	var low []*sitter.Node
+	var shown []string
+	for _, val := range vals {
+		switch lowPrecision(f, val) {
+		case "bfloat16", "float16", "auto":
+			low = append(low, val)
+			shown = append(shown, val.Content(text))
+		case "float32":
+		default:
+			known = false
 		}
 	}
-	switch kind {
-	case "float32":
-	case "bfloat16", "float16", "auto":
-		name, imp := f.torchName("float32")
-		p.Report(Finding{Start: start(v), End: end(v),
-			Message: fmt.Sprintf("%s=%s on a training load makes bf16=True/fp16=True training pure low precision (params, grads and optimizer state); load float32 masters, compute stays bf16 through autocast; %s", kw, shown, fp32Cost),
-			Fix:     &Fix{Message: fmt.Sprintf("load float32 masters: %s=%s", kw, name), Edits: append([]Edit{{Start: start(v), End: end(v), NewText: name}}, imp...)}})
-	default:
+	if len(low) == 0 && known {
+		return
+	}
+	if !known {
 		p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 			Message: fmt.Sprintf("%s comes from %s, decided at run time: make sure the training load gets torch.float32 (bf16/fp16 weights make training pure low precision)", kw, f.runtimeSource(v, l.Func))})
+		return
 	}
+	name, imp := f.torchName("float32")
+	what := v.Content(text)
+	msg := "%s=%s on a training load makes bf16=True/fp16=True training pure low precision (params, grads and optimizer state); load float32 masters, compute stays bf16 through autocast; %s"
+	switch {
+	case low[0].Equal(v):
+	case v.Type() == "identifier" || v.Type() == "attribute":
+		what = fmt.Sprintf("%s (= %s)", v.Content(text), strings.Join(shown, " or "))
+	default:
+		// A conditional on the hardware written in the call: float32 on
+		// every branch is float32.
+		msg = "%s=%s on a training load: the condition is a check of the GPU, not the user's choice, and its low-precision branch makes training pure low precision (params, grads and optimizer state); load float32 masters, compute stays bf16 through autocast; %s"
+	}
+	p.Report(Finding{Start: start(v), End: end(v), Message: fmt.Sprintf(msg, kw, what, fp32Cost),
+		Fix: &Fix{Message: fmt.Sprintf("load float32 masters: %s=%s", kw, name), Edits: append([]Edit{{Start: start(v), End: end(v), NewText: name}}, imp...)}})
 }
 
 // castMethods cast a whole model: after an fp32 load they undo it.

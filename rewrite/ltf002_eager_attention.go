@@ -67,10 +67,10 @@ func runEagerAttention(p *Pass) {
 			continue
 		}
 		v := l.Arg("attn_implementation", text)
-		if l.Use == Shared {
+		if l.Undecided() {
 			if v == nil {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-					Message: fmt.Sprintf(`%s() loads the model for both training and inference: pass attn_implementation="eager" from the training caller`, l.Func.Name)})
+					Message: l.UndecidedMessage(`pass attn_implementation="eager" for training`)})
 			}
 			continue
 		}
@@ -110,18 +110,46 @@ func runEagerAttention(p *Pass) {
 			}
 			continue
 		}
-		s, ok := StringValue(v, text)
+		// The values v holds here: a literal, a name's values on every path,
+		// a conditional on a literal flag (cfg.use_fast_kernels = True).
+		vals, known := p.Facts.Values(v)
+		var sdpa []*sitter.Node
+		fast := ""
+		for _, val := range vals {
+			switch s, ok := StringValue(val, text); {
+			case !ok:
+				known = false
+			case s == "sdpa":
+				sdpa = append(sdpa, val)
+			case s == "flash_attention_2" || s == "flash_attention_3" || s == "flex_attention":
+				fast = s
+			}
+		}
 		switch {
-		case !ok:
+		case !known:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 				Message: fmt.Sprintf(`attn_implementation comes from %s, decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.Facts.runtimeSource(v, l.Func))})
-		case s == "sdpa":
+		case len(sdpa) > 0:
+			// A literal in the call is edited where it stands; a name's
+			// value is replaced at the use site (the name may serve others).
+			var edits []Edit
+			if within(sdpa[0], v) {
+				for _, lit := range sdpa {
+					edits = append(edits, Edit{Start: start(lit) + 1, End: end(lit) - 1, NewText: "eager"})
+				}
+			} else {
+				edits = []Edit{{Start: start(v), End: end(v), NewText: `"eager"`}}
+			}
+			what := `attn_implementation="sdpa"`
+			if !sdpa[0].Equal(v) {
+				what = fmt.Sprintf(`attn_implementation=%s (= "sdpa")`, v.Content(text))
+			}
 			p.Report(Finding{Start: start(v), End: end(v),
-				Message: `attn_implementation="sdpa" picks cuDNN on Hopper, whose backward gives NaN on fully masked (left-padded) rows; train with "eager"`,
-				Fix:     &Fix{Message: `attn_implementation="eager"`, Edits: []Edit{{Start: start(v) + 1, End: end(v) - 1, NewText: "eager"}}}})
-		case s == "flash_attention_2" || s == "flash_attention_3" || s == "flex_attention":
+				Message: what + ` picks cuDNN on Hopper, whose backward gives NaN on fully masked (left-padded) rows; train with "eager"`,
+				Fix:     &Fix{Message: `attn_implementation="eager"`, Edits: edits}})
+		case fast != "":
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
-				Message: fmt.Sprintf("attn_implementation=%q does not use cuDNN SDPA; left as it is", s)})
+				Message: fmt.Sprintf("attn_implementation=%q does not use cuDNN SDPA; left as it is", fast)})
 		}
 	}
 	trlStringModels(p, func(t *trlLoad) { trlAttention(p, t) })

@@ -65,7 +65,7 @@ func runTrainingDeviceMap(p *Pass) {
 		if v.Type() == "identifier" {
 			// device_map = "auto", overwritten under "if ddp:": the literal
 			// on the non-DDP path is what a single-process run gets.
-			if a := f.lastAutoAssign(v, l); a != nil {
+			if a := f.shardingLiteral(v, l); a != nil {
 				lit = a
 			}
 		}
@@ -83,9 +83,9 @@ func runTrainingDeviceMap(p *Pass) {
 		case f.unslothLoad(l):
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 				Message: fmt.Sprintf("device_map=%q on unsloth's %s: unsloth places the model itself; not edited", s, l.Dotted)})
-		case l.Use == Shared:
+		case l.Undecided():
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf("%s() loads the model for both training and inference: device_map=%q suits inference only; pass device_map=None from the training caller", l.Func.Name, s)})
+				Message: l.UndecidedMessage(fmt.Sprintf("device_map=%q suits inference only; pass device_map=None for training", s))})
 		case l.Arg("max_memory", text) != nil || l.Arg("offload_folder", text) != nil || modelParallel:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 				Message: fmt.Sprintf("device_map=%q with max_memory/offload_folder or model_parallel shards the model on purpose; training through a sharded model is slow and refused under DDP: check it is meant", s)})
@@ -100,22 +100,23 @@ func runTrainingDeviceMap(p *Pass) {
 	}
 }
 
-// lastAutoAssign finds the string literal assigned to the device_map
-// variable v, when every use of the variable is this load's device_map (so
-// that editing the literal changes nothing else).
-func (f *Facts) lastAutoAssign(v *sitter.Node, l *Load) *sitter.Node {
+// shardingLiteral finds the sharding literal ("auto") that the device_map
+// variable v holds on some path, when every use of the variable is this
+// load's device_map (so that editing the literal changes nothing else).
+func (f *Facts) shardingLiteral(v *sitter.Node, l *Load) *sitter.Node {
 	text := f.Src.Text
 	name := v.Content(text)
 	var lit *sitter.Node
-	for _, a := range f.Assigns {
-		if a.Text != name || a.Func != l.Func || a.Node.StartByte() > l.Node.StartByte() {
-			continue
-		}
-		if s, ok := StringValue(a.Value, text); ok && shardingMaps[s] {
-			lit = a.Value
+	vals, _ := f.Values(v)
+	for _, val := range vals {
+		if s, ok := StringValue(val, text); ok && shardingMaps[s] {
+			if lit != nil {
+				return nil // two sharding literals: which one to edit is unclear
+			}
+			lit = val
 		}
 	}
-	if lit == nil {
+	if lit == nil || f.scopeOf(lit) != l.Func {
 		return nil
 	}
 	// Every other read of the name means it feeds something else.

@@ -177,7 +177,7 @@ func (f *Facts) classifyPad(v *sitter.Node, scope *Func, depth int) (padValue, s
 		}
 	case "identifier":
 		if depth < 3 {
-			if def := f.definition(v, scope); def != nil && def != v {
+			if def := f.SoleValue(v); def != nil && !def.Equal(v) {
 				return f.classifyPad(def, scope, depth+1)
 			}
 		}

@@ -133,7 +133,7 @@ func (f *Facts) trainedTokenizer(load *Load) (*padTokenizer, string) {
 		}
 		if t.Factory == nil {
 			arg := modelIDArg(t.Call, text)
-			id, known := f.ValueOf(arg, f.scopeOf(t.Call))
+			id, known := f.ValueOf(arg)
 			if known && load.IDKnown && id != load.ModelID {
 				continue
 			}

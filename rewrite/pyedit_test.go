@@ -167,3 +167,36 @@ func TestImportPlacement(t *testing.T) {
 		tree.Close()
 	}
 }
+
+// A line inserted after the last statement of a file without a final line
+// ending keeps the file without one.
+func TestInsertAfterLastLineWithoutLineEnding(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a = 1\nb = 2", "a = 1\nb = 2\nb.x = 0"},
+		{"a = 1\r\nb = 2", "a = 1\r\nb = 2\r\nb.x = 0"},
+		{"if a:\n    b = 2", "if a:\n    b = 2\n    b.x = 0"},
+	} {
+		tree, err := parse([]byte(c.in), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := NewSource([]byte(c.in))
+		src.root = tree.RootNode()
+		var last *sitter.Node
+		for n := tree.RootNode(); n != nil && n.NamedChildCount() > 0; n = n.NamedChild(int(n.NamedChildCount()) - 1) {
+			if n.Type() == "expression_statement" {
+				last = n
+				break
+			}
+		}
+		e, ok := insertAfter(src, last, []string{"b.x = 0"})
+		if !ok {
+			t.Fatalf("%q: no insertion", c.in)
+		}
+		out, err := applyEdits([]byte(c.in), []Edit{e})
+		if err != nil || string(out) != c.want {
+			t.Errorf("%q: got %q (%v), want %q", c.in, out, err, c.want)
+		}
+		tree.Close()
+	}
+}

@@ -16,9 +16,19 @@ func (f *Facts) runtimeSource(v *sitter.Node, fn *Func) string {
 	desc := v.Content(text)
 	n := v
 	if v.Type() == "identifier" {
-		if a := f.lastAssign(v.Content(text), fn, v); a != nil {
-			desc = fmt.Sprintf("%s = %s (line %d)", v.Content(text), a.Value.Content(text), f.Src.Position(start(a.Node)).Line)
-			n = a.Value
+		var assigned []*Def
+		for _, d := range f.ReachingAt(v).Defs {
+			if d.Kind == DefAssign && d.Index < 0 {
+				assigned = append(assigned, d)
+			}
+		}
+		if len(assigned) > 0 {
+			var parts []string
+			for _, a := range assigned {
+				parts = append(parts, fmt.Sprintf("%s = %s (line %d)", v.Content(text), a.Value.Content(text), f.Src.Position(start(a.Stmt)).Line))
+			}
+			desc = strings.Join(parts, " or ")
+			n = assigned[len(assigned)-1].Value
 		} else if d := paramDefault(fn, v.Content(text), text); d != "" {
 			return fmt.Sprintf("parameter %s (default %s)", v.Content(text), d)
 		}

@@ -68,3 +68,20 @@ func importedNames(f *Facts, module, name string) []*sitter.Node {
 	walk(f.Root)
 	return out
 }
+
+// containsWord reports word in text between word boundaries (as the
+// regular expression \bword\b, for a word of identifier bytes).
+func containsWord(text []byte, word string) bool {
+	for at := 0; at < len(text); {
+		i := bytes.Index(text[at:], []byte(word))
+		if i < 0 {
+			return false
+		}
+		start, end := at+i, at+i+len(word)
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		at = start + 1
+	}
+	return false
+}

@@ -62,13 +62,13 @@ func trlStringModels(p *Pass, fn func(*trlLoad)) {
 		if model == nil {
 			continue
 		}
-		id, ok := f.ValueOf(model, c.Func)
+		id, ok := f.ValueOf(model)
 		if !ok {
 			continue
 		}
 		t := &trlLoad{trainer: c, modelID: id, entries: map[string]*sitter.Node{}}
 		if cfg := KeywordValue(c.Args, "args", text); cfg != nil {
-			if def := f.definition(cfg, c.Func); def != nil && def.Type() == "call" {
+			if def := f.SoleValue(cfg); def != nil && def.Type() == "call" {
 				t.configArgs = def.ChildByFieldName("arguments")
 			}
 		}
@@ -79,7 +79,7 @@ func trlStringModels(p *Pass, fn func(*trlLoad)) {
 				}
 			}
 			if v := KeywordValue(t.configArgs, "model_init_kwargs", text); v != nil {
-				t.initKw = f.definition(v, c.Func)
+				t.initKw = f.SoleValue(v)
 				if t.initKw != nil && t.initKw.Type() == "string" {
 					t.jsonString = true
 				} else if t.initKw == nil || !dictEntries(t.initKw, text, t.entries) {

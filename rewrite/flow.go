@@ -1,0 +1,813 @@
+package rewrite
+
+import (
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// The flow of names: which assignments may reach a read of a name (or of a
+// dotted name such as self.model), and whether some path reaches it with
+// the name unbound. It is the one "value of a name here" lookup of the
+// engine, with one scope rule (Python's: a name bound anywhere in a
+// function is local to all of it; other names are read from the enclosing
+// function or the module), and the analysis of the binding guard.
+//
+// The walk follows the statements' control flow: if/elif/else, for and
+// while (with else, break, continue), try/except/else/finally, with,
+// match, del, return and raise. Each (scope, name) is walked once per file,
+// on first use.
+
+// Def is one binding of a name that may reach a read.
+type Def struct {
+	// Stmt is the statement that binds (nil for a parameter or a binding
+	// outside the scope).
+	Stmt *sitter.Node
+	// Value is the expression bound, when there is one; nil for a loop
+	// target, an import, a parameter, with ... as, an augmented assignment.
+	Value *sitter.Node
+	// Index is the position in an unpacked value (a, b = load()), -1 if none.
+	Index int
+	Kind  DefKind
+}
+
+// DefKind says how a name is bound.
+type DefKind int
+
+const (
+	DefAssign DefKind = iota // name = value
+	DefOpaque                // bound by something whose value the flow cannot see
+	DefParam                 // a parameter of the function
+	DefOuter                 // a dotted name set outside the scope (self.model)
+	DefImport                // an import: the name stands for what it imports
+)
+
+// flowState is what holds at one point of the walk for one name.
+type flowState struct {
+	defs    []*Def
+	unbound bool // some path reaches here with the name unbound
+	dead    bool // no path reaches here (after return, raise, break)
+}
+
+func merge(states ...flowState) flowState {
+	out := flowState{dead: true}
+	for _, s := range states {
+		if s.dead {
+			continue
+		}
+		if out.dead {
+			out = flowState{defs: append([]*Def(nil), s.defs...), unbound: s.unbound}
+			continue
+		}
+		out.unbound = out.unbound || s.unbound
+		for _, d := range s.defs {
+			if !containsDef(out.defs, d) {
+				out.defs = append(out.defs, d)
+			}
+		}
+	}
+	return out
+}
+
+func containsDef(defs []*Def, d *Def) bool {
+	for _, x := range defs {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// flowKey names one walk.
+type flowKey struct {
+	scope *Func
+	key   string
+}
+
+// flowResult is one walk: the state at each read of the name and at the
+// start of each statement, by start byte.
+type flowResult struct {
+	reads, stmts map[uint32]flowState
+	readNodes    []*sitter.Node // the reads, in the order walked
+	all          []*Def         // every binding in the scope
+	local        bool           // the scope binds the name (else it is read from outside)
+	outer        *flowState
+}
+
+type walker struct {
+	f      *Facts
+	key    string
+	root   string // the key's first name
+	text   []byte
+	record bool
+	res    *flowResult
+	loops  []*loopExits
+	local  bool
+}
+
+type loopExits struct{ breaks, continues []flowState }
+
+// flow walks scope fn for key once and keeps the result.
+func (f *Facts) flow(fn *Func, key string) *flowResult {
+	k := flowKey{fn, key}
+	if r, ok := f.flows[k]; ok {
+		return r
+	}
+	if f.flows == nil {
+		f.flows = map[flowKey]*flowResult{}
+	}
+	root, _, _ := strings.Cut(key, ".")
+	w := &walker{f: f, key: key, root: root, text: f.Src.Text, record: true,
+		res: &flowResult{reads: map[uint32]flowState{}, stmts: map[uint32]flowState{}}}
+	f.flows[k] = w.res
+	body := f.Root
+	init := flowState{unbound: true}
+	if fn.Node != nil {
+		body = fn.Body
+		if strings.Contains(key, ".") {
+			init = flowState{defs: []*Def{{Kind: DefOuter, Index: -1}}}
+		} else if p := paramNode(fn, key, w.text); p != nil {
+			init = flowState{defs: []*Def{{Kind: DefParam, Value: p, Index: -1}}}
+			w.local = true
+		}
+	}
+	w.block(body, init)
+	w.res.local = (w.local || len(w.res.all) > 0) && !w.declaredOuter(body)
+	if fn.Node == nil {
+		w.res.local = true
+	}
+	return w.res
+}
+
+// declaredOuter reports "global key" or "nonlocal key" in the scope.
+func (w *walker) declaredOuter(body *sitter.Node) bool {
+	found := false
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		for i := 0; i < int(n.NamedChildCount()) && !found; i++ {
+			c := n.NamedChild(i)
+			switch c.Type() {
+			case "global_statement", "nonlocal_statement":
+				for j := 0; j < int(c.NamedChildCount()); j++ {
+					if c.NamedChild(j).Content(w.text) == w.root {
+						found = true
+					}
+				}
+			case "function_definition", "class_definition", "lambda":
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(body)
+	return found
+}
+
+func (w *walker) snapshot(m map[uint32]flowState, at uint32, st flowState) {
+	if w.record {
+		m[at] = flowState{defs: append([]*Def(nil), st.defs...), unbound: st.unbound, dead: st.dead}
+	}
+}
+
+func (w *walker) read(n *sitter.Node, st flowState) {
+	if !w.record {
+		return
+	}
+	if _, seen := w.res.reads[n.StartByte()]; !seen {
+		w.res.readNodes = append(w.res.readNodes, n)
+	}
+	w.snapshot(w.res.reads, n.StartByte(), st)
+}
+
+func (w *walker) bind(st flowState, d *Def) flowState {
+	if !containsDef(w.res.all, d) {
+		w.res.all = append(w.res.all, d)
+	}
+	return flowState{defs: []*Def{d}, dead: st.dead}
+}
+
+func (w *walker) block(n *sitter.Node, st flowState) flowState {
+	if n == nil {
+		return st
+	}
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		if c.Type() == "comment" {
+			continue
+		}
+		st = w.stmt(c, st)
+	}
+	return st
+}
+
+func (w *walker) stmt(n *sitter.Node, st flowState) flowState {
+	w.snapshot(w.res.stmts, n.StartByte(), st)
+	switch n.Type() {
+	case "expression_statement":
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			st = w.expr(n.NamedChild(i), n, st)
+		}
+		return st
+	case "if_statement":
+		st = w.reads(n.ChildByFieldName("condition"), st)
+		outs := []flowState{w.block(n.ChildByFieldName("consequence"), st)}
+		hasElse := w.mainGuard(n)
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			c := n.NamedChild(i)
+			switch c.Type() {
+			case "elif_clause":
+				st = w.reads(c.ChildByFieldName("condition"), st)
+				outs = append(outs, w.block(c.ChildByFieldName("consequence"), st))
+			case "else_clause":
+				hasElse = true
+				outs = append(outs, w.block(c.ChildByFieldName("body"), st))
+			}
+		}
+		if !hasElse {
+			outs = append(outs, st)
+		}
+		return merge(outs...)
+	case "for_statement", "while_statement":
+		return w.loop(n, st)
+	case "try_statement":
+		return w.try(n, st)
+	case "with_statement":
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			if c := n.NamedChild(i); c.Type() == "with_clause" {
+				for j := 0; j < int(c.NamedChildCount()); j++ {
+					item := c.NamedChild(j).ChildByFieldName("value")
+					if item != nil && item.Type() == "as_pattern" {
+						st = w.reads(item.NamedChild(0), st)
+						if alias := item.ChildByFieldName("alias"); alias != nil {
+							st = w.bindTarget(alias, nil, -1, n, st)
+						}
+					} else {
+						st = w.reads(item, st)
+					}
+				}
+			}
+		}
+		return w.block(n.ChildByFieldName("body"), st)
+	case "match_statement":
+		st = w.reads(n.ChildByFieldName("subject"), st)
+		var outs []flowState
+		exhaustive := false
+		body := n.ChildByFieldName("body")
+		for i := 0; body != nil && i < int(body.NamedChildCount()); i++ {
+			c := body.NamedChild(i)
+			if c.Type() != "case_clause" {
+				continue
+			}
+			cs := st
+			for j := 0; j < int(c.NamedChildCount()); j++ {
+				p := c.NamedChild(j)
+				if p.Type() == "case_pattern" {
+					if p.NamedChildCount() == 0 {
+						exhaustive = true
+					}
+					if len(identifiers(p, w.root, w.text)) > 0 && !strings.Contains(w.key, ".") {
+						cs = w.bind(cs, &Def{Stmt: n, Index: -1, Kind: DefOpaque})
+					}
+				}
+			}
+			cs = w.reads(c.ChildByFieldName("guard"), cs)
+			outs = append(outs, w.block(c.ChildByFieldName("consequence"), cs))
+		}
+		if !exhaustive {
+			outs = append(outs, st)
+		}
+		return merge(outs...)
+	case "decorated_definition":
+		return w.stmt(n.ChildByFieldName("definition"), st)
+	case "function_definition", "class_definition":
+		if name := n.ChildByFieldName("name"); name != nil && name.Content(w.text) == w.key {
+			return w.bind(st, &Def{Stmt: n, Index: -1, Kind: DefOpaque})
+		}
+		return st
+	case "return_statement", "raise_statement":
+		st = w.reads(n, st)
+		st.dead = true
+		return st
+	case "break_statement", "continue_statement":
+		if k := len(w.loops); k > 0 {
+			if n.Type() == "break_statement" {
+				w.loops[k-1].breaks = append(w.loops[k-1].breaks, st)
+			} else {
+				w.loops[k-1].continues = append(w.loops[k-1].continues, st)
+			}
+		}
+		st.dead = true
+		return st
+	case "delete_statement":
+		for _, t := range flatTargets(n) {
+			if w.matches(t) {
+				w.local = true
+				st = flowState{unbound: true, dead: st.dead}
+			} else {
+				st = w.reads(t, st)
+			}
+		}
+		return st
+	case "import_statement", "import_from_statement":
+		for _, name := range boundByImport(n, w.text) {
+			if name == w.key || name == w.root && strings.Contains(w.key, ".") {
+				st = w.bind(st, &Def{Stmt: n, Index: -1, Kind: DefImport})
+			}
+		}
+		return st
+	case "global_statement", "nonlocal_statement", "pass_statement", "comment":
+		return st
+	}
+	return w.reads(n, st)
+}
+
+// mainGuard: if __name__ == "__main__" counts as taken (a script run as one).
+func (w *walker) mainGuard(n *sitter.Node) bool {
+	c := n.ChildByFieldName("condition")
+	return c != nil && strings.Contains(compact(c.Content(w.text)), "__name__==") && strings.Contains(c.Content(w.text), "__main__")
+}
+
+func (w *walker) loop(n *sitter.Node, st flowState) flowState {
+	bindTarget := func(s flowState) flowState {
+		if n.Type() == "for_statement" {
+			return w.bindTarget(n.ChildByFieldName("left"), nil, -1, n, s)
+		}
+		return w.reads(n.ChildByFieldName("condition"), s)
+	}
+	if n.Type() == "for_statement" {
+		st = w.reads(n.ChildByFieldName("right"), st)
+	}
+	body := n.ChildByFieldName("body")
+	// Twice: the second time with what the first left at the end of the
+	// body, so that a read sees the bindings of earlier iterations.
+	w.loops = append(w.loops, &loopExits{})
+	record := w.record
+	w.record = false
+	first := w.block(body, bindTarget(st))
+	exits := w.loops[len(w.loops)-1]
+	w.record = record
+	entry := merge(append([]flowState{st, first}, exits.continues...)...)
+	w.loops[len(w.loops)-1] = &loopExits{}
+	last := w.block(body, bindTarget(entry))
+	exits = w.loops[len(w.loops)-1]
+	w.loops = w.loops[:len(w.loops)-1]
+	out := merge(append([]flowState{entry, last}, exits.continues...)...)
+	if n.Type() == "while_statement" {
+		if c := n.ChildByFieldName("condition"); c != nil && c.Type() == "true" {
+			out = flowState{dead: true} // leaves only through a break
+		}
+	}
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		if c := n.NamedChild(i); c.Type() == "else_clause" {
+			out = w.block(c.ChildByFieldName("body"), out)
+		}
+	}
+	return merge(append([]flowState{out}, exits.breaks...)...)
+}
+
+func (w *walker) try(n *sitter.Node, st flowState) flowState {
+	body := w.block(n.ChildByFieldName("body"), st)
+	// A handler may start anywhere in the body: before or after any of it.
+	entry := merge(st, body)
+	normal := body
+	var outs []flowState
+	var fin *sitter.Node
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		switch c.Type() {
+		case "except_clause", "except_group_clause":
+			hs := entry
+			for j := 0; j < int(c.NamedChildCount()); j++ {
+				x := c.NamedChild(j)
+				switch x.Type() {
+				case "block":
+					outs = append(outs, w.block(x, hs))
+				case "as_pattern":
+					hs = w.reads(x.NamedChild(0), hs)
+					if alias := x.ChildByFieldName("alias"); alias != nil {
+						hs = w.bindTarget(alias, nil, -1, c, hs)
+					}
+				default:
+					hs = w.reads(x, hs)
+				}
+			}
+		case "else_clause":
+			normal = w.block(c.ChildByFieldName("body"), body)
+		case "finally_clause":
+			fin = c
+		}
+	}
+	out := merge(append([]flowState{normal}, outs...)...)
+	if fin != nil {
+		for j := 0; j < int(fin.NamedChildCount()); j++ {
+			if b := fin.NamedChild(j); b.Type() == "block" {
+				// Reads in finally see every path (an exception too); what
+				// follows the statement sees the paths that go on.
+				w.block(b, merge(append([]flowState{out, entry}, outs...)...))
+				record := w.record
+				w.record = false
+				out = w.block(b, out)
+				w.record = record
+			}
+		}
+	}
+	return out
+}
+
+// expr handles one child of an expression statement: an assignment binds
+// after its value is read.
+func (w *walker) expr(n, stmt *sitter.Node, st flowState) flowState {
+	switch n.Type() {
+	case "assignment":
+		var targets []*sitter.Node
+		value := n
+		for value != nil && value.Type() == "assignment" {
+			targets = append(targets, value.ChildByFieldName("left"))
+			value = value.ChildByFieldName("right")
+		}
+		st = w.reads(value, st)
+		for _, t := range targets {
+			st = w.targetReads(t, st)
+		}
+		for _, t := range targets {
+			st = w.bindTarget(t, value, -1, stmt, st)
+		}
+		return st
+	case "augmented_assignment":
+		st = w.reads(n.ChildByFieldName("right"), st)
+		left := n.ChildByFieldName("left")
+		st = w.reads(left, st)
+		if w.matches(left) {
+			st = w.bind(st, &Def{Stmt: stmt, Index: -1, Kind: DefOpaque})
+		}
+		return st
+	}
+	return w.reads(n, st)
+}
+
+// matches reports a target or read spelled as the key.
+func (w *walker) matches(t *sitter.Node) bool {
+	switch t.Type() {
+	case "identifier":
+		return t.Content(w.text) == w.key
+	case "attribute":
+		return strings.Contains(w.key, ".") && compact(t.Content(w.text)) == w.key
+	}
+	return false
+}
+
+// bindTarget binds the key when target t is (or unpacks to) it; value is
+// the expression assigned (nil when unseen), index its position in value.
+func (w *walker) bindTarget(t, value *sitter.Node, index int, stmt *sitter.Node, st flowState) flowState {
+	if t == nil {
+		return st
+	}
+	switch t.Type() {
+	case "identifier", "attribute":
+		if w.matches(t) {
+			kind := DefAssign
+			if value == nil {
+				kind = DefOpaque
+			}
+			return w.bind(st, &Def{Stmt: stmt, Value: value, Index: index, Kind: kind})
+		}
+		// cfg = Config() changes what cfg.x holds.
+		if name := compact(t.Content(w.text)); strings.HasPrefix(w.key, name+".") {
+			return w.bind(st, &Def{Stmt: stmt, Index: -1, Kind: DefOpaque})
+		}
+	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list":
+		elts := namedNoComments(t)
+		var vals []*sitter.Node
+		if value != nil && index < 0 {
+			switch value.Type() {
+			case "expression_list", "tuple", "list":
+				vals = namedNoComments(value)
+			}
+		}
+		for i, e := range elts {
+			switch {
+			case e.Type() == "list_splat_pattern" || e.Type() == "list_splat":
+				st = w.bindTarget(e.NamedChild(0), nil, -1, stmt, st)
+			case len(vals) == len(elts):
+				st = w.bindTarget(e, vals[i], -1, stmt, st)
+			case value != nil && index < 0 && len(vals) == 0:
+				st = w.bindTarget(e, value, i, stmt, st)
+			default:
+				st = w.bindTarget(e, nil, -1, stmt, st)
+			}
+		}
+	case "parenthesized_expression", "as_pattern_target":
+		if t.NamedChildCount() > 0 {
+			return w.bindTarget(t.NamedChild(0), value, index, stmt, st)
+		}
+	}
+	return st
+}
+
+// targetReads reads what an assignment target reads: the object of an
+// attribute, the value and index of a subscript.
+func (w *walker) targetReads(t *sitter.Node, st flowState) flowState {
+	switch t.Type() {
+	case "attribute":
+		if w.matches(t) {
+			return st
+		}
+		return w.reads(t.ChildByFieldName("object"), st)
+	case "subscript":
+		return w.reads(t, st)
+	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "parenthesized_expression", "list_splat_pattern":
+		for _, e := range namedNoComments(t) {
+			st = w.targetReads(e, st)
+		}
+	}
+	return st
+}
+
+// reads records the state at each read of the key inside expression n,
+// in evaluation order as far as it matters here; a walrus binds.
+func (w *walker) reads(n *sitter.Node, st flowState) flowState {
+	if n == nil {
+		return st
+	}
+	switch n.Type() {
+	case "identifier":
+		if n.Content(w.text) == w.key {
+			w.read(n, st)
+		}
+		return st
+	case "attribute":
+		if w.matches(n) {
+			w.read(n, st)
+			return st
+		}
+		return w.reads(n.ChildByFieldName("object"), st)
+	case "keyword_argument":
+		return w.reads(n.ChildByFieldName("value"), st)
+	case "lambda", "function_definition", "class_definition":
+		return st
+	case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression":
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			if c := n.NamedChild(i); c.Type() == "for_in_clause" && len(identifiers(c.ChildByFieldName("left"), w.root, w.text)) > 0 {
+				return st // the comprehension binds its own
+			}
+		}
+	case "named_expression":
+		st = w.reads(n.ChildByFieldName("value"), st)
+		return w.bindTarget(n.ChildByFieldName("name"), n.ChildByFieldName("value"), -1, Statement(n), st)
+	}
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		st = w.reads(n.NamedChild(i), st)
+	}
+	return st
+}
+
+func namedNoComments(n *sitter.Node) []*sitter.Node {
+	var out []*sitter.Node
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		if c := n.NamedChild(i); c.Type() != "comment" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// flatTargets are the targets of del a, b.c.
+func flatTargets(del *sitter.Node) []*sitter.Node {
+	var out []*sitter.Node
+	for _, c := range namedNoComments(del) {
+		if c.Type() == "expression_list" {
+			out = append(out, namedNoComments(c)...)
+		} else {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// boundByImport are the names an import statement binds.
+func boundByImport(n *sitter.Node, text []byte) []string {
+	var out []string
+	from := n.Type() == "import_from_statement"
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		if from && n.ChildByFieldName("module_name") != nil && n.ChildByFieldName("module_name").Equal(c) {
+			continue
+		}
+		switch c.Type() {
+		case "aliased_import":
+			out = append(out, c.ChildByFieldName("alias").Content(text))
+		case "dotted_name":
+			name := c.Content(text)
+			if !from {
+				name, _, _ = strings.Cut(name, ".")
+			}
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// paramNode is the parameter node of fn named name, or nil.
+func paramNode(fn *Func, name string, text []byte) *sitter.Node {
+	params := fn.Node.ChildByFieldName("parameters")
+	if params == nil {
+		return nil
+	}
+	for _, p := range namedNoComments(params) {
+		id := p
+		switch p.Type() {
+		case "default_parameter", "typed_default_parameter":
+			id = p.ChildByFieldName("name")
+		case "typed_parameter", "list_splat_pattern", "dictionary_splat_pattern":
+			id = p.NamedChild(0)
+		}
+		if id != nil && id.Type() == "identifier" && id.Content(text) == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Reach is what a read of a name (or dotted name) may see.
+type Reach struct {
+	Defs []*Def
+	// MaybeUnbound: some path reaches the read with the name unbound, or it
+	// is bound nowhere the read can see (and is no builtin).
+	MaybeUnbound bool
+}
+
+// ReachingAt is what the read n (an identifier, or an attribute chain read
+// as one name) may see.
+func (f *Facts) ReachingAt(n *sitter.Node) Reach {
+	key := compact(n.Content(f.Src.Text))
+	fn := f.scopeOf(n)
+	r := f.flow(fn, key)
+	if !r.local {
+		st := f.outerState(fn, key)
+		return Reach{Defs: st.defs, MaybeUnbound: st.unbound}
+	}
+	st, ok := r.reads[n.StartByte()]
+	if !ok {
+		// Not a read the walk saw (inside a lambda, a class body): any
+		// binding of the scope.
+		return Reach{Defs: r.all}
+	}
+	return Reach{Defs: f.expandOuter(fn, key, st.defs), MaybeUnbound: st.unbound && !st.dead}
+}
+
+// ReachingBefore is what holds for key at the start of statement stmt.
+func (f *Facts) ReachingBefore(key string, stmt *sitter.Node) Reach {
+	fn := f.scopeOf(stmt)
+	r := f.flow(fn, key)
+	if !r.local {
+		st := f.outerState(fn, key)
+		return Reach{Defs: st.defs, MaybeUnbound: st.unbound}
+	}
+	st, ok := r.stmts[stmt.StartByte()]
+	if !ok {
+		return Reach{Defs: r.all}
+	}
+	return Reach{Defs: f.expandOuter(fn, key, st.defs), MaybeUnbound: st.unbound && !st.dead}
+}
+
+func (f *Facts) expandOuter(fn *Func, key string, defs []*Def) []*Def {
+	for i, d := range defs {
+		if d.Kind == DefOuter {
+			out := append([]*Def(nil), defs[:i]...)
+			for _, o := range f.outerState(fn, key).defs {
+				if !containsDef(out, o) {
+					out = append(out, o)
+				}
+			}
+			for _, x := range defs[i+1:] {
+				if !containsDef(out, x) {
+					out = append(out, x)
+				}
+			}
+			return out
+		}
+	}
+	return defs
+}
+
+// outerState is what a name not bound in fn holds when fn runs: for
+// self.x, every assignment to self.x in the class; else the enclosing
+// function's bindings, or the module's at the module-level calls of fn (all
+// of the module's when fn is not called there).
+func (f *Facts) outerState(fn *Func, key string) flowState {
+	r := f.flow(fn, key)
+	if r.outer != nil {
+		return *r.outer
+	}
+	st := flowState{unbound: true}
+	r.outer = &st // a recursion sees "unbound"
+	if strings.HasPrefix(key, "self.") {
+		if cls := enclosing(fn.Node, "class_definition"); cls != nil {
+			var defs []*Def
+			for _, m := range f.Funcs {
+				if m == fn || !within(m.Node, cls) {
+					continue
+				}
+				if mr := f.flow(m, key); mr.local || len(mr.all) > 0 {
+					defs = append(defs, mr.all...)
+				}
+			}
+			st = flowState{defs: defs}
+			r.outer = &st
+			return st
+		}
+	}
+	// The enclosing function, if it binds the name.
+	for p := enclosing(fn.Node, "function_definition"); p != nil; p = enclosing(p, "function_definition") {
+		outer := f.funcOf(p)
+		if outer == nil {
+			break
+		}
+		if or := f.flow(outer, key); or.local {
+			st = flowState{defs: or.all}
+			r.outer = &st
+			return st
+		}
+	}
+	mod := f.flow(f.module, key)
+	if len(mod.all) == 0 {
+		st = flowState{unbound: !isBuiltin(key)}
+		r.outer = &st
+		return st
+	}
+	var sites []flowState
+	if fn.Node != nil {
+		for _, c := range f.Calls {
+			if c.Func == f.module && callsName(c.Dotted, fn.Name) && !strings.Contains(c.Dotted, ".") {
+				if s := Statement(c.Node); s != nil {
+					if at, ok := mod.stmts[s.StartByte()]; ok {
+						sites = append(sites, at)
+					}
+				}
+			}
+		}
+	}
+	if len(sites) > 0 {
+		st = merge(sites...)
+	} else {
+		st = flowState{defs: mod.all}
+	}
+	r.outer = &st
+	return st
+}
+
+// enclosing is the nearest ancestor of n of type typ, or nil.
+func enclosing(n *sitter.Node, typ string) *sitter.Node {
+	if n == nil {
+		return nil
+	}
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if p.Type() == typ {
+			return p
+		}
+	}
+	return nil
+}
+
+// funcOf is the Func of a function_definition node.
+func (f *Facts) funcOf(n *sitter.Node) *Func {
+	for _, fn := range f.Funcs {
+		if fn.start == n.StartByte() && fn.end == n.EndByte() {
+			return fn
+		}
+	}
+	return nil
+}
+
+var builtinNames = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`abs all any ascii bin bool breakpoint bytearray bytes callable chr classmethod
+	compile complex delattr dict dir divmod enumerate eval exec filter float format frozenset getattr globals
+	hasattr hash help hex id input int isinstance issubclass iter len list locals map max memoryview min next
+	object oct open ord pow print property range repr reversed round set setattr slice sorted staticmethod str
+	sum super tuple type vars zip __import__ __name__ __file__ __doc__ __spec__ __builtins__ True False None
+	Exception BaseException ValueError TypeError KeyError IndexError RuntimeError AttributeError ImportError
+	OSError NotImplementedError StopIteration AssertionError FileNotFoundError NameError KeyboardInterrupt
+	NotImplemented Ellipsis exit quit get_ipython display`) {
+		builtinNames[n] = true
+	}
+}
+
+func isBuiltin(key string) bool {
+	root, _, _ := strings.Cut(key, ".")
+	return builtinNames[root]
+}
+
+// assignOf is the assignment of f.Assigns that made d, a binding of key.
+func (f *Facts) assignOf(d *Def, key string) *Assign {
+	if d.Kind != DefAssign || d.Index >= 0 || d.Stmt == nil {
+		return nil
+	}
+	for _, a := range f.Assigns {
+		if a.Text == key && within(a.Node, d.Stmt) && a.Value.Equal(d.Value) {
+			return a
+		}
+	}
+	return nil
+}

@@ -1,0 +1,347 @@
+package rewrite
+
+import (
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Values are the expressions n may evaluate to: a name followed to every
+// assignment that reaches it (on different paths, a set: never "the last
+// textual one"), a dotted name to its literal attribute assignments
+// (cfg.use_fast_kernels = True), a call of a function of the file to what
+// it returns (an element of a returned tuple when unpacked), and a
+// conditional whose condition is no user choice (a literal, a hardware
+// check such as torch.cuda.is_bf16_supported()) to its branches. Anything
+// else is its own value. ok is false when some path gives a value decided
+// at run time or not seen: a parameter, a loop target, a condition on
+// args, a name that may be unbound.
+func (f *Facts) Values(n *sitter.Node) (vals []*sitter.Node, ok bool) {
+	ok = f.values(n, -1, 0, &vals)
+	return vals, ok
+}
+
+// maxValueDepth bounds how many names, returns and conditionals a value is
+// followed through.
+const maxValueDepth = 8
+
+func (f *Facts) values(n *sitter.Node, index, depth int, out *[]*sitter.Node) bool {
+	if n == nil || depth > maxValueDepth {
+		return false
+	}
+	add := func(v *sitter.Node) {
+		for _, x := range *out {
+			if x.Equal(v) {
+				return
+			}
+		}
+		*out = append(*out, v)
+	}
+	if index >= 0 {
+		// Element index of what n evaluates to.
+		switch n.Type() {
+		case "expression_list", "tuple", "list":
+			elts := namedNoComments(n)
+			if index < len(elts) && !hasSplatElement(elts) {
+				return f.values(elts[index], -1, depth+1, out)
+			}
+			return false
+		case "call":
+			return f.returnValues(n, index, depth, out)
+		case "parenthesized_expression":
+			return f.values(n.NamedChild(0), index, depth+1, out)
+		}
+		if n.Type() == "identifier" {
+			return f.defsValues(f.ReachingAt(n), index, depth, out)
+		}
+		return false
+	}
+	switch n.Type() {
+	case "parenthesized_expression":
+		if n.NamedChildCount() == 1 {
+			return f.values(n.NamedChild(0), -1, depth+1, out)
+		}
+	case "identifier":
+		if isBuiltin(n.Content(f.Src.Text)) && !f.bindsAnywhere(n.Content(f.Src.Text)) {
+			add(n)
+			return true
+		}
+		r := f.ReachingAt(n)
+		imported := len(r.Defs) > 0 && !r.MaybeUnbound
+		for _, d := range r.Defs {
+			imported = imported && d.Kind == DefImport
+		}
+		if imported {
+			add(n) // from torch import bfloat16: Resolve reads it
+			return true
+		}
+		return f.defsValues(r, -1, depth, out)
+	case "attribute":
+		// Only a dotted name given a value in this file is followed:
+		// torch.bfloat16 and args.dtype are their own values.
+		r := f.ReachingAt(n)
+		assigned := false
+		for _, d := range r.Defs {
+			if d.Kind == DefAssign {
+				assigned = true
+			}
+		}
+		if !assigned {
+			add(n)
+			return true
+		}
+		return f.defsValues(r, -1, depth, out)
+	case "conditional_expression":
+		kids := namedNoComments(n)
+		if len(kids) != 3 {
+			break
+		}
+		then, cond, other := kids[0], kids[1], kids[2]
+		switch v, kind := f.condition(cond, depth); kind {
+		case condKnown:
+			if v {
+				return f.values(then, -1, depth+1, out)
+			}
+			return f.values(other, -1, depth+1, out)
+		case condHardware:
+			a := f.values(then, -1, depth+1, out)
+			b := f.values(other, -1, depth+1, out)
+			return a && b
+		}
+		add(n)
+		return false
+	case "call":
+		if fn := f.localFunc(n); fn != nil {
+			return f.returnValues(n, -1, depth, out)
+		}
+	}
+	add(n)
+	return true
+}
+
+func hasSplatElement(elts []*sitter.Node) bool {
+	for _, e := range elts {
+		if e.Type() == "list_splat" {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Facts) defsValues(r Reach, index, depth int, out *[]*sitter.Node) bool {
+	ok := !r.MaybeUnbound && len(r.Defs) > 0
+	for _, d := range r.Defs {
+		if d.Value == nil || d.Kind != DefAssign {
+			ok = false
+			continue
+		}
+		i := index
+		if d.Index >= 0 {
+			if index >= 0 {
+				ok = false // a tuple inside a tuple: not followed
+				continue
+			}
+			i = d.Index
+		}
+		if !f.values(d.Value, i, depth+1, out) {
+			ok = false
+		}
+	}
+	return ok
+}
+
+// returnValues are the values a call of a function of the file returns
+// (element index of each, when unpacked).
+func (f *Facts) returnValues(call *sitter.Node, index, depth int, out *[]*sitter.Node) bool {
+	fn := f.localFunc(call)
+	if fn == nil {
+		return false
+	}
+	rets := returnsOf(fn)
+	if len(rets) == 0 {
+		return false
+	}
+	ok := true
+	for _, r := range rets {
+		v := r.NamedChild(0)
+		if v == nil || !f.values(v, index, depth+1, out) {
+			ok = false
+		}
+	}
+	return ok
+}
+
+// returnsOf lists the return statements of fn, not those of functions
+// nested in it.
+func returnsOf(fn *Func) []*sitter.Node {
+	var out []*sitter.Node
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			c := n.NamedChild(i)
+			switch c.Type() {
+			case "return_statement":
+				out = append(out, c)
+			case "function_definition", "class_definition", "lambda":
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(fn.Body)
+	return out
+}
+
+// localFunc is the function of this file a call calls by its plain name
+// (helper(...)) or as a method of self (self.helper(...)), or nil.
+func (f *Facts) localFunc(call *sitter.Node) *Func {
+	callee := call.ChildByFieldName("function")
+	if callee == nil {
+		return nil
+	}
+	name := dottedName(callee, f.Src.Text)
+	method := false
+	if rest, ok := strings.CutPrefix(name, "self."); ok {
+		name, method = rest, true
+	}
+	if name == "" || strings.Contains(name, ".") {
+		return nil
+	}
+	var found *Func
+	for _, fn := range f.Funcs {
+		if fn.Name != name {
+			continue
+		}
+		inClass := enclosing(fn.Node, "class_definition") != nil
+		if method != inClass {
+			continue
+		}
+		if found != nil {
+			return nil // two functions of that name: which one is unknown
+		}
+		found = fn
+	}
+	return found
+}
+
+// bindsAnywhere reports a name the module binds (a builtin shadowed).
+func (f *Facts) bindsAnywhere(name string) bool {
+	return len(f.flow(f.module, name).all) > 0
+}
+
+type condKind int
+
+const (
+	condRuntime  condKind = iota // a user's choice or unknown: CLI, config, environment
+	condKnown                    // a literal, or a name holding one
+	condHardware                 // a check of the machine: not the user's choice
+)
+
+// hardwareChecks are calls that ask the machine, not the user.
+var hardwareChecks = []string{"is_bf16_supported", "is_available", "get_device_capability", "is_torch_bf16_gpu_available",
+	"is_torch_bf16_available", "is_torch_tf32_available", "device_count", "get_device_name", "is_flash_attn_2_available"}
+
+// condition classifies an if-condition: known (with its value), a hardware
+// check, or decided at run time.
+func (f *Facts) condition(c *sitter.Node, depth int) (bool, condKind) {
+	text := f.Src.Text
+	switch c.Type() {
+	case "true":
+		return true, condKnown
+	case "false", "none":
+		return false, condKnown
+	case "parenthesized_expression":
+		if c.NamedChildCount() == 1 {
+			return f.condition(c.NamedChild(0), depth)
+		}
+	case "not_operator":
+		v, k := f.condition(c.ChildByFieldName("argument"), depth)
+		return !v, k
+	case "identifier", "attribute":
+		var vals []*sitter.Node
+		if ok := f.values(c, -1, depth+1, &vals); ok && len(vals) > 0 {
+			first := vals[0].Type()
+			same := first == "true" || first == "false"
+			for _, v := range vals {
+				same = same && v.Type() == first
+			}
+			if same {
+				return first == "true", condKnown
+			}
+		}
+		return false, condRuntime
+	case "call":
+		callee := dottedName(c.ChildByFieldName("function"), text)
+		if q := f.Resolve(callee); strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.backends.") {
+			return false, condHardware
+		}
+		for _, h := range hardwareChecks {
+			if callsName(callee, h) {
+				return false, condHardware
+			}
+		}
+	case "comparison_operator", "boolean_operator":
+		// torch.cuda.get_device_capability()[0] >= 8, a and b: hardware
+		// when every part is a hardware check or a number.
+		kind := condHardware
+		for _, part := range namedNoComments(c) {
+			switch part.Type() {
+			case "integer", "float", "string":
+				continue
+			case "subscript":
+				part = part.ChildByFieldName("value")
+			}
+			if _, k := f.condition(part, depth); k != condHardware {
+				kind = condRuntime
+			}
+		}
+		return false, kind
+	}
+	return false, condRuntime
+}
+
+// SoleValue is the one expression n holds on every path (Values with a
+// single member), or nil.
+func (f *Facts) SoleValue(n *sitter.Node) *sitter.Node {
+	if n == nil {
+		return nil
+	}
+	if vals, ok := f.Values(n); ok && len(vals) == 1 {
+		return vals[0]
+	}
+	return nil
+}
+
+// StringValues are the plain string literals n may hold (Values), and
+// whether all its values are such strings.
+func (f *Facts) StringValues(n *sitter.Node) ([]string, bool) {
+	if n == nil {
+		return nil, false
+	}
+	vals, ok := f.Values(n)
+	var out []string
+	for _, v := range vals {
+		s, isString := StringValue(v, f.Src.Text)
+		if !isString {
+			ok = false
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, ok && len(out) > 0
+}
+
+// ValueOf is the one string n holds on every path: a literal, or a name
+// whose every reaching value is that same literal.
+func (f *Facts) ValueOf(n *sitter.Node) (string, bool) {
+	ss, ok := f.StringValues(n)
+	if !ok {
+		return "", false
+	}
+	for _, s := range ss[1:] {
+		if s != ss[0] {
+			return "", false
+		}
+	}
+	return ss[0], true
+}
