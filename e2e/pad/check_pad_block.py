@@ -157,9 +157,14 @@ FAMILY_GOLDEN = {
     "qwen25_instruct": "qwen25_instruct_override.py.golden",
     "gemma": "gemma_completion_only.py.golden",
 }
-# Where no pad the vocabulary has differs from eos, the remote-code block
-# adds none and leaves the script's pad (documented fallback).
-REMOTE_FALLBACK = {"qwen25_base", "gpt2"}
+# The remote-code block adds no token: where the vocabulary has neither an
+# unk distinct from eos nor Llama-3.1's reserved pad, the script's own pad
+# stays (the documented fallback, no worse than before). That is Qwen base
+# and GPT-2 (pad == eos natively), Llama-3.0 (no unk, no reserved pad) and
+# Qwen chat models once the script's line has replaced their own pad. The
+# run of 2026-12-01 listed the last two as failures: this list was short of
+# them, the block behaved as designed.
+REMOTE_FALLBACK = {"qwen25_base", "gpt2", "llama30", "qwen25_instruct"}
 
 
 def tiny_model(rows, device):
