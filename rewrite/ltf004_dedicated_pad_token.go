@@ -14,7 +14,7 @@ var dedicatedPadToken = &Rule{
 	Summary:      "pad with a token distinct from eos (by model family) before get_peft_model and set model.config.pad_token_id",
 	Severity:     SeverityError,
 	Profiles:     []string{ProfileDefault, ProfileLean},
-	Triggers:     []string{"pad_token", "from_pretrained"},
+	Triggers:     []string{"pad_token", "from_pretrained", "SFTTrainer"},
 	TrainingOnly: true,
 	Doc: `## What it does
 Replaces a pad that hides the stop token (pad = eos, an eos-like token such
@@ -461,7 +461,7 @@ func runDedicatedPadToken(p *Pass) {
 		var ok bool
 		anchor, moved, ok = moveTokenizerUp(p, tok, tokTop, peft, anchor, stmtIn(load.Stmt), pads)
 		if !ok {
-			report(sev, msg+"; the tokenizer is created after get_peft_model and is used before the pad could go: create it before get_peft_model", nil)
+			report(sev, msg+"; the tokenizer is created after get_peft_model and cannot move above it (a value it reads, or a line that uses it, comes in between): create it before get_peft_model", nil)
 			return
 		}
 	}
@@ -646,6 +646,12 @@ func padStatement(stmt *sitter.Node, text []byte) *sitter.Node {
 	}
 	if guard := soleGuard(stmt); guard != nil && padGuard(guard, text) {
 		return guard
+	}
+	// The only statement of an else: the else goes with it (no "else: pass").
+	if block := stmt.Parent(); block != nil && block.Type() == "block" && soleStatement(stmt) {
+		if clause := block.Parent(); clause != nil && clause.Type() == "else_clause" && clause.Parent() != nil && clause.Parent().Type() == "if_statement" {
+			return clause
+		}
 	}
 	return stmt
 }

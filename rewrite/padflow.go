@@ -187,12 +187,11 @@ func bindsOnEveryPath(stmt *sitter.Node, name string, text []byte) bool {
 	case "return_statement", "raise_statement":
 		return true
 	case "if_statement":
-		if stmt.ChildByFieldName("alternative") == nil {
-			return false
-		}
+		// Without an else, the path where no condition holds binds nothing.
 		if !blockBinds(stmt.ChildByFieldName("consequence"), name, text) {
 			return false
 		}
+		hasElse := false
 		for i := 0; i < int(stmt.NamedChildCount()); i++ {
 			c := stmt.NamedChild(i)
 			switch c.Type() {
@@ -201,12 +200,13 @@ func bindsOnEveryPath(stmt *sitter.Node, name string, text []byte) bool {
 					return false
 				}
 			case "else_clause":
+				hasElse = true
 				if !blockBinds(c.ChildByFieldName("body"), name, text) {
 					return false
 				}
 			}
 		}
-		return true
+		return hasElse
 	case "with_statement":
 		return blockBinds(stmt.ChildByFieldName("body"), name, text)
 	case "try_statement":
