@@ -1,6 +1,7 @@
 package review
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -230,5 +231,48 @@ func TestFilesThatCouldNotBeReadAreNamedInTheBody(t *testing.T) {
 	}
 	if body := rv.Request().Body; !strings.Contains(body, items[0].Text) {
 		t.Errorf("body lacks the problem:\n%s", body)
+	}
+}
+
+// reviewdog filters and fails on the severity: each of ours keeps its
+// level, for a note and for a fix, and a fix of findings of several
+// severities takes the worst.
+func TestRDJSONLSeverities(t *testing.T) {
+	with := func(d finding.Diag, sev finding.Severity) finding.Diag { d.Severity = sev; return d }
+	fd := &FileDiff{Added: []Range{{1, 6}}}
+	edit := finding.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}
+	for _, tt := range []struct {
+		diags []finding.Diag
+		want  string
+	}{
+		{[]finding.Diag{with(diag("LTF001", 1), finding.SeverityError)}, "ERROR"},
+		{[]finding.Diag{with(diag("LTF001", 1), finding.SeverityWarning)}, "WARNING"},
+		{[]finding.Diag{with(diag("LTF001", 1), finding.SeverityInfo)}, "INFO"},
+		{[]finding.Diag{with(diag("LTF003", 4, edit), finding.SeverityWarning)}, "WARNING"},
+		{[]finding.Diag{with(diag("LTF003", 4, edit), finding.SeverityInfo)}, "INFO"},
+		{[]finding.Diag{with(diag("LTF003", 4, edit), finding.SeverityInfo), with(diag("LTF009", 4), finding.SeverityWarning)}, "WARNING"},
+		{[]finding.Diag{with(diag("LTF003", 4, edit), finding.SeverityWarning), with(diag("LTF009", 4), finding.SeverityError)}, "ERROR"},
+	} {
+		f := file("train.py", tt.diags...)
+		// Two findings of one line share its fix: make them one group.
+		if len(tt.diags) == 2 {
+			f.Diags[1].Fix = f.Diags[0].Fix
+		}
+		rv := &Review{Files: []*FileReview{Build(f, fd, false)}}
+		var b strings.Builder
+		if err := rv.RDJSONL(&b); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+			var d struct{ Severity string }
+			if err := json.Unmarshal([]byte(line), &d); err != nil {
+				t.Fatalf("%v: %s", err, line)
+			}
+			got = append(got, d.Severity)
+		}
+		if len(got) != 1 || got[0] != tt.want {
+			t.Errorf("%v: severities %v, want [%s]", tt.diags, got, tt.want)
+		}
 	}
 }

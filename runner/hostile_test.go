@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/internal/nobody"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
 )
@@ -236,12 +238,10 @@ func TestReadOnlyFileNotWritten(t *testing.T) {
 }
 
 // Unreadable files and folders are one error each; the rest is processed.
-// Root reads everything whatever the mode, so as root this test cannot
-// make anything unreadable and is skipped (the CLI test runs the same tree
-// as an unprivileged user).
+// Root reads everything whatever the mode, so as root it runs as nobody.
 func TestUnreadable(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root bypasses file permissions; see TestUnreadableAsNobody in cmd/loratune-fix")
+	if asNobody(t) {
+		return
 	}
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "ok.py"), script, 0o644)
@@ -289,4 +289,39 @@ func TestAwkwardNames(t *testing.T) {
 	if left := tempFiles(t, dir); len(left) > 0 {
 		t.Errorf("temporary files left: %q", left)
 	}
+}
+
+// asNobody runs the calling test again as the user nobody when the tests
+// run as root, whom file modes do not bind, and reports whether it did:
+// the caller then returns. In CI (CI set) a test that cannot drop
+// privileges fails rather than skips.
+func asNobody(t *testing.T) bool {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return false
+	}
+	dir, err := os.MkdirTemp("", "loratune-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	cmd, err := nobody.Command(dir, "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err != nil && !errors.As(err, &exit):
+		if os.Getenv("CI") != "" {
+			t.Fatalf("cannot run as nobody: %v", err)
+		}
+		t.Skipf("cannot run as nobody here: %v", err)
+	case err != nil:
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	case !strings.Contains(string(out), "--- PASS: "+t.Name()):
+		t.Fatalf("as nobody, %s did not pass:\n%s", t.Name(), out)
+	}
+	return true
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loratune/loratune-fix/internal/nobody"
 )
 
 // runWithin is run with a bound that only catches a blocked command.
@@ -192,17 +194,12 @@ func runUnprivileged(t *testing.T, dir string, args ...string) (stdout, stderr s
 	if os.Geteuid() != 0 {
 		return runWithin(t, args...)
 	}
-	self, err := os.ReadFile(os.Args[0])
+	cmd, err := nobody.Command(dir, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "loratune-fix")
-	if err := os.WriteFile(bin, self, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "LORATUNE_FIX_AS_MAIN=1", "HOME="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.Dir = "" // the arguments are relative to this folder
+	cmd.Env = append(cmd.Env, "LORATUNE_FIX_AS_MAIN=1")
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()

@@ -3,11 +3,15 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/rewrite"
 )
 
 // reviewdogPath finds reviewdog on PATH or where go install puts it. In CI
@@ -31,6 +35,8 @@ func reviewdogPath(t *testing.T) string {
 
 type rdDiag struct {
 	Message  string
+	Severity string
+	Code     struct{ Value string }
 	Location struct {
 		Path  string
 		Range struct{ Start, End struct{ Line int } }
@@ -103,5 +109,50 @@ func TestReviewdogShowsTheSuggestionsOnTheChangedLines(t *testing.T) {
 	// Every suggestion survives reviewdog's filter: none sits off the diff.
 	if suggested != withSuggestion {
 		t.Errorf("reviewdog shows %d suggestions, we made %d:\n%s", suggested, withSuggestion, out)
+	}
+}
+
+// reviewdog reads each diagnostic's severity: a rule's error is an ERROR
+// (reviewdog -fail-level=error fails on it), a warning a WARNING, an info
+// an INFO.
+func TestReviewdogSeesTheRulesSeverities(t *testing.T) {
+	rd := reviewdogPath(t)
+	dir := prRepo(t)
+	rdjsonl, stderr, err := runCLI(t, dir, "review", "--base", "main", "--output-format", "rdjsonl")
+	if err != nil {
+		t.Fatalf("review: %v\n%s", err, stderr)
+	}
+	levels := map[finding.Severity]string{finding.SeverityError: "ERROR", finding.SeverityWarning: "WARNING", finding.SeverityInfo: "INFO"}
+	nErrors := 0
+	for _, d := range readRDJSONL(t, rdjsonl) {
+		r := rewrite.Lookup(d.Code.Value)
+		if r == nil {
+			t.Fatalf("no rule %q", d.Code.Value)
+		}
+		// A fix shared by findings takes their worst severity; its message
+		// joins theirs ("LTF002 ...; LTF001 ...").
+		if want := levels[r.Severity]; d.Severity != want && !strings.Contains(d.Message, "; LTF") {
+			t.Errorf("%s: severity %s, want %s", d.Code.Value, d.Severity, want)
+		}
+		if d.Severity == "ERROR" {
+			nErrors++
+		}
+	}
+	if nErrors == 0 {
+		t.Fatal("the pull request has no error finding to test with")
+	}
+	for level, wantFail := range map[string]bool{"error": true, "none": false} {
+		cmd := exec.Command(rd, "-f=rdjsonl", "-reporter=local", "-filter-mode=nofilter", "-diff=git diff main", "-fail-level="+level)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(rdjsonl)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		failed := errors.As(err, &exit) && exit.ExitCode() == 1
+		if err != nil && !failed {
+			t.Fatalf("reviewdog: %v\n%s", err, out)
+		}
+		if failed != wantFail {
+			t.Errorf("reviewdog -fail-level=%s: failed %v, want %v\n%s", level, failed, wantFail, out)
+		}
 	}
 }
