@@ -28,6 +28,7 @@ type Facts struct {
 	loads       []*Load // computed on first use
 	useMemo     map[*Func]Use
 	flows       map[flowKey]*flowResult // the flow of names, per scope and name (flow.go)
+	editScope   *string                 // notEditedBecause, once decided
 }
 
 // Call is one call expression.

@@ -146,7 +146,7 @@ func TestFixesClashingAtOnePlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := "from transformers import AutoModelForCausalLM, Trainer\nmodel = AutoModelForCausalLM.from_pretrained()\nTrainer(model=model)\n"
+	src := "from peft import get_peft_model\nfrom transformers import AutoModelForCausalLM, Trainer\nmodel = AutoModelForCausalLM.from_pretrained()\nTrainer(model=get_peft_model(model, None))\n"
 	res, err := eng.Fix([]byte(src), rewrite.Versions{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"fmt"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -43,7 +44,11 @@ becomes
     # loratune-fix LTF006: removed torch.compile(model) ...
 
 ## When it stays away
-Compiles in inference or export code.
+Compiles in inference or export code. A compile behind the script's own
+flag that is off unless the user turns it on (if args.compile: with
+action="store_true", if use_compile: with a False default, torch.compile(m)
+if compile else m) is the user's choice: a note, no edit. A flag set True
+in the file or defaulting to True compiles every run: deferred.
 
 ## Cost
 Speed only: compiled training can be faster once it is stable. The
@@ -72,6 +77,9 @@ func runDeferredCompile(p *Pass) {
 			// model.compile() compiles in place: it takes effect even after
 			// the Trainer, so it is deferred, never removed.
 			if stmt := Statement(c.Node); stmt != nil && stmt.Type() == "expression_statement" && stmt.NamedChild(0).Equal(c.Node) {
+				if optIn(p, c) {
+					continue
+				}
 				fd := Finding{Start: start(c.Node), End: end(c.Node),
 					Message: "in-place compile of the training model: defer it until training is known stable (a NaN must be fixed eagerly first)"}
 				if edits, ok := commentOut(p.Src, compileGuard(stmt), compileDeferred); ok {
@@ -108,6 +116,9 @@ func runDeferredCompile(p *Pass) {
 				fd.Fix = &Fix{Message: "remove the compile that never took effect", Edits: []Edit{e}}
 			}
 			p.Report(fd)
+			continue
+		}
+		if optIn(p, c) {
 			continue
 		}
 		fd := Finding{Start: start(c.Node), End: end(c.Node),
@@ -201,6 +212,105 @@ func (f *Facts) isModelVar(c *Call) bool {
 	for _, a := range f.Assigns {
 		if a.Text == obj && a.Value.Type() == "call" && strings.HasSuffix(dottedName(a.Value.ChildByFieldName("function"), f.Src.Text), "get_peft_model") {
 			return true
+		}
+	}
+	return false
+}
+
+// optIn reports (with a note) a compile behind the script's own flag that
+// is off unless the user turns it on (if args.compile:, if use_compile:,
+// model = torch.compile(model) if compile else model): the user's choice,
+// left as it is. A flag set True in the file, or defaulting to True, turns
+// compile on by itself and is deferred like any compile.
+func optIn(p *Pass, c *Call) bool {
+	f := p.Facts
+	for n := c.Node.Parent(); n != nil && n.Type() != "function_definition" && n.Type() != "module"; n = n.Parent() {
+		// The compile must sit where the condition holds: the body of an
+		// if or elif, or the first part of "a if cond else b".
+		var cond, then *sitter.Node
+		switch n.Type() {
+		case "if_statement", "elif_clause":
+			cond, then = n.ChildByFieldName("condition"), n.ChildByFieldName("consequence")
+		case "conditional_expression":
+			if n.NamedChildCount() == 3 {
+				then, cond = n.NamedChild(0), n.NamedChild(1)
+			}
+		}
+		if cond == nil || then == nil || !within(c.Node, then) {
+			continue
+		}
+		if flag := compileFlag(f, cond, c.Func); flag != "" {
+			p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityInfo,
+				Message: fmt.Sprintf("torch.compile behind the script's own flag %s, off unless turned on: the user's choice, left as it is (keep it off while a run goes NaN)", flag)})
+			return true
+		}
+	}
+	return false
+}
+
+// compileFlag finds, in a condition, a name or attribute naming a compile
+// switch (compile, args.compile, use_compile, cfg.torch_compile) that is
+// off by default, and returns it as written; "" when there is none.
+func compileFlag(f *Facts, cond *sitter.Node, fn *Func) string {
+	text := f.Src.Text
+	var found string
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		if found != "" {
+			return
+		}
+		switch n.Type() {
+		case "call", "string", "comparison_operator":
+			return // hasattr(torch, "compile"), torch.__version__ >= "2"
+		case "identifier", "attribute":
+			name := dottedName(n, text)
+			last := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
+			if strings.Contains(last, "compile") && f.Resolve(name) != "torch.compile" && !flagOnByDefault(f, n, fn) {
+				found = name
+			}
+			return
+		}
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			walk(n.NamedChild(i))
+		}
+	}
+	walk(cond)
+	return found
+}
+
+// flagOnByDefault reports a flag that is True unless the user says
+// otherwise: assigned True in the file, a parameter defaulting to True, an
+// argparse option or dataclass field with default True.
+func flagOnByDefault(f *Facts, n *sitter.Node, fn *Func) bool {
+	text := f.Src.Text
+	if n.Type() == "identifier" {
+		vals, _ := f.Values(n)
+		for _, v := range vals {
+			if v.Content(text) == "True" {
+				return true
+			}
+		}
+		return paramDefault(fn, n.Content(text), text) == "True"
+	}
+	attr := n.ChildByFieldName("attribute").Content(text)
+	for _, c := range f.Calls {
+		if c.Method != "add_argument" {
+			continue
+		}
+		if args := realArgs(c.Args); len(args) > 0 {
+			if flag, ok := StringValue(args[0], text); ok && strings.ReplaceAll(strings.TrimLeft(flag, "-"), "-", "_") == attr {
+				d := KeywordValue(c.Args, "default", text)
+				return d != nil && d.Content(text) == "True" || KeywordValue(c.Args, "action", text) != nil && strings.Contains(KeywordValue(c.Args, "action", text).Content(text), "store_false")
+			}
+		}
+	}
+	for _, a := range f.Assigns {
+		if a.Text == attr && insideClass(a.Node) {
+			v := a.Value
+			if v.Type() == "call" && dottedName(v.ChildByFieldName("function"), text) == "field" {
+				v = KeywordValue(v.ChildByFieldName("arguments"), "default", text)
+			}
+			return v != nil && v.Content(text) == "True"
 		}
 	}
 	return false

@@ -107,6 +107,14 @@ func (p *Pass) Report(f Finding) {
 	if f.Severity == "" {
 		f.Severity = p.rule.Severity
 	}
+	if f.Fix != nil && p.rule.TrainingOnly {
+		// Adapter training scripts only: elsewhere the finding stays, its
+		// fix goes (scope.go).
+		if why := p.Facts.notEditedBecause(); why != "" {
+			f.Fix = nil
+			f.Message += "; " + why
+		}
+	}
 	if f.Fix != nil && f.Fix.Applicability == "" {
 		f.Fix.Applicability = Safe
 	}

@@ -19,6 +19,7 @@ import (
 // with an old bf16 load; the pull request changes one argument of that load
 // (device_map) and adds a second bf16 load with its own trainer.
 const baseScript = `import torch
+from peft import LoraConfig, get_peft_model
 from transformers import AutoModelForCausalLM, AutoTokenizer, Trainer, TrainingArguments
 
 BASE = "meta-llama/Llama-3.1-8B"
@@ -30,6 +31,7 @@ model = AutoModelForCausalLM.from_pretrained(
     torch_dtype=torch.bfloat16,
     device_map="cuda",
 )
+model = get_peft_model(model, LoraConfig(r=8))
 
 args = TrainingArguments(output_dir="out", bf16=True)
 trainer = Trainer(model=model, args=args)
