@@ -37,6 +37,7 @@ type (
 	}
 	sarifDriver struct {
 		Name           string      `json:"name"`
+		Version        string      `json:"version,omitempty"`
 		InformationURI string      `json:"informationUri"`
 		Rules          []sarifRule `json:"rules"`
 	}
@@ -111,11 +112,15 @@ type (
 // fix as byte-exact replacements.
 type SARIF struct {
 	rules   []finding.RuleInfo
+	version string
 	results []sarifResult
 }
 
-// NewSARIF starts a log for the rules that run.
-func NewSARIF(rules []finding.RuleInfo) *SARIF { return &SARIF{rules: rules} }
+// NewSARIF starts a log for the rules that run, by loratune-fix of this
+// version (the tool's driver.version: code scanning tells runs apart by it).
+func NewSARIF(rules []finding.RuleInfo, version string) *SARIF {
+	return &SARIF{rules: rules, version: version}
+}
 
 // Add records a file's findings.
 func (s *SARIF) Add(f *finding.FileResult) {
@@ -183,7 +188,7 @@ func sarifLevel(sev finding.Severity) string {
 func (s *SARIF) Flush(w io.Writer) error {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
-			Name: "loratune-fix", InformationURI: "https://github.com/loratune/loratune-fix",
+			Name: "loratune-fix", Version: s.version, InformationURI: "https://github.com/loratune/loratune-fix",
 			Rules: []sarifRule{},
 		}},
 		ColumnKind: "unicodeCodePoints",

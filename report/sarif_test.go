@@ -58,7 +58,7 @@ func demoFile(t *testing.T, path string) (*finding.FileResult, []finding.RuleInf
 func TestSARIFIsValidAgainstTheOfficialSchema(t *testing.T) {
 	sch := compileSARIFSchema(t)
 	f, rules := demoFile(t, "scripts/train file.py")
-	s := NewSARIF(rules)
+	s := NewSARIF(rules, "v1.2.3 (go1.26.8)")
 	s.Add(f)
 	s.Add(&finding.FileResult{Path: "clean.py"})
 	var buf bytes.Buffer
@@ -77,7 +77,8 @@ func TestSARIFIsValidAgainstTheOfficialSchema(t *testing.T) {
 		Runs []struct {
 			Tool struct {
 				Driver struct {
-					Rules []struct {
+					Version string
+					Rules   []struct {
 						ID, HelpURI string
 						Help        struct{ Text string }
 					}
@@ -107,6 +108,9 @@ func TestSARIFIsValidAgainstTheOfficialSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := log.Runs[0]
+	if run.Tool.Driver.Version != "v1.2.3 (go1.26.8)" {
+		t.Errorf("tool.driver.version %q, want the version given", run.Tool.Driver.Version)
+	}
 	if len(run.Tool.Driver.Rules) != len(rules) || len(run.Results) != len(f.Diags) {
 		t.Fatalf("%d rules, %d results; want %d, %d", len(run.Tool.Driver.Rules), len(run.Results), len(rules), len(f.Diags))
 	}

@@ -58,8 +58,17 @@ compile after the Trainer cost nothing because it did nothing.`,
 
 const (
 	compileRemoved  = "# loratune-fix LTF006: removed a torch.compile placed after Trainer(...): it only rebound the name, the trainer trained the uncompiled model"
-	compileDeferred = "# loratune-fix LTF006: torch.compile deferred until training is known stable; uncomment the lines below to turn it back on"
+	compileDeferred = "# loratune-fix LTF006: torch.compile deferred until training is known stable; uncomment the %s below to turn it back on"
 )
+
+// deferredNote is the comment above a compile that is commented out, with
+// "line" or "lines" as many as unit spans.
+func deferredNote(unit *sitter.Node) string {
+	if unit.StartPoint().Row == unit.EndPoint().Row {
+		return fmt.Sprintf(compileDeferred, "line")
+	}
+	return fmt.Sprintf(compileDeferred, "lines")
+}
 
 func runDeferredCompile(p *Pass) {
 	f, text := p.Facts, p.Src.Text
@@ -82,7 +91,7 @@ func runDeferredCompile(p *Pass) {
 				}
 				fd := Finding{Start: start(c.Node), End: end(c.Node),
 					Message: "in-place compile of the training model: defer it until training is known stable (a NaN must be fixed eagerly first)"}
-				if edits, ok := commentOut(p.Src, compileGuard(stmt), compileDeferred); ok {
+				if edits, ok := commentOut(p.Src, compileGuard(stmt), deferredNote(compileGuard(stmt))); ok {
 					fd.Fix = &Fix{Message: "comment out the compile until training is stable", Edits: edits}
 				}
 				p.Report(fd)
@@ -123,7 +132,7 @@ func runDeferredCompile(p *Pass) {
 		}
 		fd := Finding{Start: start(c.Node), End: end(c.Node),
 			Message: "torch.compile on the training path: defer it until training is known stable (a NaN must be fixed eagerly first)"}
-		if edits, ok := commentOut(p.Src, unit, compileDeferred); ok {
+		if edits, ok := commentOut(p.Src, unit, deferredNote(unit)); ok {
 			fd.Fix = &Fix{Message: "comment out the compile until training is stable", Edits: edits}
 		}
 		p.Report(fd)

@@ -28,7 +28,9 @@ TRL always does.
 ## Example
     tokenizer.padding_side = "left"  # Allow batched inference
 becomes
-    tokenizer.padding_side = "right"  # Allow batched inference
+    tokenizer.padding_side = "right"  # right padding for training; left is for batched inference
+(a trailing remark about inference or left padding is reworded; other
+comment bytes stay)
 
 ## When it stays away
 Generation and evaluation code keep left padding, which generate() needs.
@@ -61,7 +63,41 @@ func reportLeft(p *Pass, v *sitter.Node, text []byte) {
 		return
 	}
 	st, en := start(v), end(v)
+	edits := []Edit{{Start: st + 1, End: en - 1, NewText: "right"}}
+	if e, ok := staleLeftPaddingComment(p.Src, en); ok {
+		edits = append(edits, e)
+	}
 	p.Report(Finding{Start: st, End: en,
 		Message: `left padding in training makes fully masked query rows, whose cuDNN SDPA backward is NaN; training pads on the right (keep "left" for generation)`,
-		Fix:     &Fix{Message: `padding_side = "right"`, Edits: []Edit{{Start: st + 1, End: en - 1, NewText: "right"}}}})
+		Fix:     &Fix{Message: `padding_side = "right"`, Edits: edits}})
+}
+
+// staleLeftPaddingComment rewords the comment at the end of the line of
+// offset at when it gives the reason for left padding ("# Allow batched
+// inference"), which would then sit beside "right". Only that remark is
+// replaced: what follows it in the comment (a "# noqa: E501") and every
+// byte around it stay.
+func staleLeftPaddingComment(src *Source, at int) (Edit, bool) {
+	end := src.ContentEnd(at)
+	for i := at; i < end; i++ {
+		if src.Text[i] != '#' {
+			continue
+		}
+		comment := commentAt(src, src.root, i)
+		if comment == "" {
+			continue // a '#' inside a string
+		}
+		remark := comment[1:]
+		if j := strings.IndexByte(remark, '#'); j >= 0 {
+			remark = remark[:j]
+		}
+		words := strings.ToLower(remark)
+		if !strings.Contains(words, "inference") && !strings.Contains(words, "left") && !strings.Contains(words, "generat") {
+			return Edit{}, false
+		}
+		from := i + 1 + len(remark) - len(strings.TrimLeft(remark, " \t"))
+		to := i + 1 + len(strings.TrimRight(remark, " \t"))
+		return Edit{Start: from, End: to, NewText: "right padding for training; left is for batched inference"}, true
+	}
+	return Edit{}, false
 }

@@ -111,10 +111,14 @@ func reparse(old *sitter.Tree, text []byte, limit time.Duration) (*sitter.Tree, 
 type SyntaxError struct {
 	Pos     Position
 	Missing string // the token tree-sitter had to invent, if any
+	Reason  string // Python's own words, when known ("'(' was never closed")
 }
 
 func (e *SyntaxError) Error() string {
-	if e.Missing != "" {
+	switch {
+	case e.Reason != "":
+		return fmt.Sprintf("syntax error at %d:%d: %s", e.Pos.Line, e.Pos.Column, e.Reason)
+	case e.Missing != "":
 		return fmt.Sprintf("syntax error at %d:%d (missing %q)", e.Pos.Line, e.Pos.Column, e.Missing)
 	}
 	return fmt.Sprintf("syntax error at %d:%d", e.Pos.Line, e.Pos.Column)
@@ -148,7 +152,105 @@ func firstSyntaxError(root *sitter.Node, src *Source) *SyntaxError {
 	if !walk(root) {
 		found = &SyntaxError{Pos: src.Position(int(root.StartByte()))}
 	}
+	// tree-sitter's ERROR node often starts at its statement, where Python
+	// points at the token it could not take: say what Python says where
+	// it can be told without Python.
+	// A token tree-sitter had to invent is where Python stops too.
+	if found.Missing != "" {
+		return found
+	}
+	if at, reason, ok := bracketError(src.Text); ok && src.Position(at).Line <= found.Pos.Line {
+		found = &SyntaxError{Pos: src.Position(at), Reason: reason}
+	} else if found.Pos.Column == 1 {
+		// A statement tree-sitter could not parse, running onto the next
+		// line: Python stops at the end of its first line ("expected ':'").
+		start := src.lineStarts[found.Pos.Line-1]
+		if end := src.ContentEnd(start); end < len(src.Text) && firstErrorSpansLines(root) {
+			found.Pos = src.Position(end)
+		}
+	}
 	return found
+}
+
+// firstErrorSpansLines reports whether the first ERROR node of the tree
+// runs over more than one line.
+func firstErrorSpansLines(root *sitter.Node) bool {
+	var first *sitter.Node
+	var walk func(n *sitter.Node) bool
+	walk = func(n *sitter.Node) bool {
+		if n.IsError() {
+			first = n
+			return true
+		}
+		for i := 0; i < int(n.ChildCount()); i++ {
+			if c := n.Child(i); c.HasError() && walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(root) && first.EndPoint().Row > first.StartPoint().Row
+}
+
+// bracketError finds what Python's tokenizer refuses before it parses: a
+// closing bracket with no opening one, one that does not match, or an
+// opening bracket never closed. It scans tokens: brackets in strings and
+// comments do not count.
+func bracketError(text []byte) (at int, reason string, ok bool) {
+	var open []int // offsets of the open brackets
+	pairs := map[byte]byte{')': '(', ']': '[', '}': '{'}
+	for i := 0; i < len(text); i++ {
+		switch b := text[i]; b {
+		case '#':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case '\'', '"':
+			i = stringEnd(text, i) - 1
+		case '(', '[', '{':
+			open = append(open, i)
+		case ')', ']', '}':
+			if len(open) == 0 {
+				return i, fmt.Sprintf("unmatched '%c'", b), true
+			}
+			if o := open[len(open)-1]; text[o] != pairs[b] {
+				return i, fmt.Sprintf("closing parenthesis '%c' does not match opening parenthesis '%c'", b, text[o]), true
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) > 0 {
+		return open[0], fmt.Sprintf("'%c' was never closed", text[open[0]]), true
+	}
+	return 0, "", false
+}
+
+// stringEnd returns the offset just past the string literal whose opening
+// quote is at i (prefixes such as f or rb come before i and do not
+// matter), or len(text) when it never ends.
+func stringEnd(text []byte, i int) int {
+	q := text[i]
+	triple := i+2 < len(text) && text[i+1] == q && text[i+2] == q
+	j := i + 1
+	if triple {
+		j = i + 3
+	}
+	for j < len(text) {
+		switch {
+		case text[j] == '\\':
+			j += 2 // an escaped quote (a raw string cannot end on one either)
+			continue
+		case !triple && text[j] == '\n':
+			return j // an unterminated one-line string: Python's tokenizer stops
+		case text[j] == q && (!triple || j+2 < len(text) && text[j+1] == q && text[j+2] == q):
+			if triple {
+				return j + 3
+			}
+			return j + 1
+		}
+		j++
+	}
+	return len(text)
 }
 
 // maxDepth bounds the syntax tree's depth. Python itself refuses more

@@ -53,7 +53,7 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 			}
 			out, stderr := &reportWriter{w: cmd.OutOrStdout()}, cmd.ErrOrStderr()
 			var js report.JSONArray
-			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()))
+			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()), toolVersion)
 			t := newTally(rf.unsafeFixes)
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *finding.FileResult) {
 				t.add(f)

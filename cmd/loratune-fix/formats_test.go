@@ -24,6 +24,7 @@ func TestCheckWritesSARIFAndAnnotationsForEveryFinding(t *testing.T) {
 	var log struct {
 		Version string
 		Runs    []struct {
+			Tool    struct{ Driver struct{ Version string } }
 			Results []struct {
 				RuleID    string
 				Locations []struct {
@@ -36,6 +37,9 @@ func TestCheckWritesSARIFAndAnnotationsForEveryFinding(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &log); err != nil || log.Version != "2.1.0" || len(log.Runs) != 1 {
 		t.Fatalf("not a SARIF 2.1.0 log: %v\n%s", err, out)
+	}
+	if v := log.Runs[0].Tool.Driver.Version; v != toolVersion || !strings.Contains(v, "go1.") {
+		t.Errorf("tool.driver.version %q, want %q (--version's)", v, toolVersion)
 	}
 	results := log.Runs[0].Results
 	if len(results) != len(findings) {

@@ -49,6 +49,10 @@ func TestActionAndPreCommitUseFlagsTheCommandsHave(t *testing.T) {
 	if len(entries) != 2 || !strings.Contains(string(hooks), "language: golang") {
 		t.Fatalf("want two golang hooks, got %v", entries)
 	}
+	// Notebooks are files the tool fixes: each hook must be given them.
+	if n := strings.Count(string(hooks), "types_or: [python, jupyter]\n"); n != 2 || strings.Contains(string(hooks), "types:") {
+		t.Errorf("want both hooks on python and jupyter files (types_or), got %d:\n%s", n, hooks)
+	}
 	for _, e := range entries {
 		args := strings.Fields(e[1])
 		cmd, rest, err := newRoot().Find(args)

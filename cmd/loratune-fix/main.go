@@ -54,6 +54,9 @@ func printLine(w io.Writer, level string, a ...any) {
 	fmt.Fprintln(w, append([]any{"loratune-fix: " + level + ":"}, a...)...)
 }
 
+// toolVersion is what --version prints and SARIF logs carry.
+var toolVersion = buildVersion(debug.ReadBuildInfo())
+
 // buildVersion is the module version with the commit it was built from, as the
 // Go toolchain records them: "v1.2.0 (go1.26.8)" for go install of a tag,
 // "(devel) 1a2b3c4d5e6f 2026-12-01T10:00:00Z, modified (go1.26.8)" for a
@@ -91,7 +94,7 @@ func newRoot() *cobra.Command {
 TRL) and fixes what makes bf16 LoRA/DoRA training show grad_norm nan and loss 0.0:
 bf16 master weights, cuDNN SDPA attention, device_map="auto", a missing pad token,
 use_cache and torch.compile. It shows a diff first and writes only with --write.`,
-		Version:       buildVersion(debug.ReadBuildInfo()),
+		Version:       toolVersion,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

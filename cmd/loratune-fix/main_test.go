@@ -230,8 +230,23 @@ func TestRulesListsAndDocuments(t *testing.T) {
 }
 
 func TestDemoPrintsTheDiff(t *testing.T) {
-	out, _, code := run(t, "", "demo", "--color", "never")
+	out, stderr, code := run(t, "", "demo", "--color", "never")
 	if code != 0 || !strings.Contains(out, `+        attn_implementation="eager",`) {
 		t.Errorf("demo: exit %d\n%s", code, out)
+	}
+	// It says nothing was written and what to run next, with a command
+	// that runs here (the test binary stands for go run's), never a path
+	// into a checkout.
+	if !strings.Contains(stderr, "Nothing was written") || !strings.Contains(stderr, "go run ./cmd/loratune-fix fix --write train.py") || strings.Contains(stderr, "demo/train.py") {
+		t.Errorf("demo's hint:\n%s", stderr)
+	}
+	for arg0, want := range map[string]string{
+		"loratune-fix":                           "loratune-fix",
+		"/tmp/go-build123/b001/exe/loratune-fix": "go run ./cmd/loratune-fix",
+		"./bin/loratune-fix-not-on-path":         "./bin/loratune-fix-not-on-path",
+	} {
+		if got := selfCommand(arg0); got != want {
+			t.Errorf("selfCommand(%q) = %q, want %q", arg0, got, want)
+		}
 	}
 }

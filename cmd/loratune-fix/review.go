@@ -111,7 +111,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			}
 			rv := &review.Review{CommitID: commit}
 			var annotations []*finding.FileResult
-			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()))
+			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()), toolVersion)
 			errs, total := 0, 0
 			runner.Run(ctx, opts, full, func(f *finding.FileResult) {
 				rel := relOf[f.Path]
