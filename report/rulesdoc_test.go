@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loratune/loratune-fix/launch"
 	"github.com/loratune/loratune-fix/rewrite"
 )
 
@@ -16,7 +17,7 @@ const rulesDoc = "../docs/rules.md"
 // TestRulesDocIsInSync keeps docs/rules.md, which every rule link points
 // at, equal to the rules' own docs.
 func TestRulesDocIsInSync(t *testing.T) {
-	want := RulesMarkdown(rewrite.Infos(rewrite.All()), rewrite.Profiles())
+	want := RulesMarkdown(launch.WithKeys(rewrite.Infos(rewrite.All())), rewrite.Profiles())
 	if *update {
 		if err := os.WriteFile(rulesDoc, []byte(want), 0o644); err != nil {
 			t.Fatal(err)

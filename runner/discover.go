@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/loratune/loratune-fix/launch"
 )
 
 // skipDirs are never entered: version control, caches, installed packages.
@@ -21,9 +23,11 @@ var skipDirs = map[string]bool{
 	".mypy_cache": true, ".ruff_cache": true, ".pytest_cache": true, ".ipynb_checkpoints": true,
 }
 
-// Sources reports whether a file name is one loratune-fix reads.
+// Sources reports whether a file name is one loratune-fix reads: Python,
+// notebooks, and the YAML, JSON and shell files that may launch training
+// (their content decides; see launch.Candidate).
 func Sources(name string) bool {
-	return strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".ipynb")
+	return strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".ipynb") || launch.Candidate(name)
 }
 
 // WalkOptions choose which files a walk yields.

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,7 +35,7 @@ func readSource(path string, limit int64, scratch []byte) ([]byte, os.FileInfo, 
 		return nil, nil, errors.New("not a regular file; skipped")
 	}
 	if st.Size > limit {
-		return nil, nil, fmt.Errorf("%d bytes, over --max-file-size %d; skipped", st.Size, limit)
+		return nil, nil, &tooLargeError{st.Size, limit}
 	}
 	// One byte more than the size, so one read sees the end of a file
 	// that did not grow; a file that grew is read to its end.

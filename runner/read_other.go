@@ -4,7 +4,6 @@ package runner
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 )
@@ -28,7 +27,7 @@ func readSource(path string, limit int64, scratch []byte) ([]byte, os.FileInfo, 
 		return nil, nil, errors.New("not a regular file; skipped")
 	}
 	if info.Size() > limit {
-		return nil, nil, fmt.Errorf("%d bytes, over --max-file-size %d; skipped", info.Size(), limit)
+		return nil, nil, &tooLargeError{info.Size(), limit}
 	}
 	// One byte more than the size, so one read sees the end of a file
 	// that did not grow; a file that grew is read to its end.

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/launch"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/version"
 )
@@ -68,6 +69,10 @@ func Process(opts *Options, path string, data []byte) *finding.FileResult {
 		}
 	}
 	f := &finding.FileResult{Path: path, Before: data, After: data}
+	if launch.Candidate(path) {
+		processLaunch(opts, f)
+		return f
+	}
 	if !opts.Engine.MayMatch(data) && !strings.HasSuffix(path, ".ipynb") {
 		// A file without a NUL or invalid UTF-8 still deserves the check:
 		// binary files are reported, not silently skipped.
@@ -138,7 +143,16 @@ func processPath(ctx context.Context, opts *Options, path string, scratch *[]byt
 	if scratch != nil {
 		buf = *scratch
 	}
+	isLaunch := launch.Candidate(path)
+	if isLaunch {
+		limit = min(limit, launch.MaxSize)
+	}
 	data, info, err := readSource(path, limit, buf)
+	var tooLarge *tooLargeError
+	if isLaunch && errors.As(err, &tooLarge) {
+		// A data set, not a launch config: skipped without a word.
+		return &finding.FileResult{Path: path, Skipped: true}
+	}
 	if err != nil {
 		return &finding.FileResult{Path: path, Err: &FileError{path, err}}
 	}

@@ -29,7 +29,8 @@ func newReviewCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "review (--base REF | --diff FILE) [flags]",
 		Short: "Review a pull request's changed lines: suggestions where GitHub takes them, patches for the rest",
-		Long: `Runs the rules on the .py and .ipynb files a change touches and sorts each fix:
+		Long: `Runs the rules on the Python, notebook and launch-config (YAML, JSON, shell)
+files a change touches and sorts each fix:
 a fix whose edited lines all lie on lines the change added or modified becomes
 suggestions on those lines (one per contiguous range, marked as belonging
 together when a fix has several); any other fix goes into the review's body as
@@ -98,7 +99,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 
 			var paths []string
 			for p, fd := range files {
-				if !fd.Binary && (strings.HasSuffix(p, ".py") || strings.HasSuffix(p, ".ipynb")) {
+				if !fd.Binary && runner.Sources(p) {
 					paths = append(paths, p)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loratune/loratune-fix/launch"
 	"github.com/loratune/loratune-fix/rewrite"
 )
 
@@ -23,6 +24,9 @@ func newRulesCmd() *cobra.Command {
 					return fmt.Errorf("no rule %q (see `loratune-fix rules`)", args[0])
 				}
 				fmt.Fprintf(out, "# %s %s\n\n%s\n\nSeverity: %s. Profiles: %s.\n\n%s\n", r.Code, r.Name, r.Summary, r.Severity, profilesOf(r), r.Doc)
+				if k := launch.Keys(r.Code); k != "" {
+					fmt.Fprintf(out, "\n%s\n", k)
+				}
 				return nil
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

@@ -1,0 +1,76 @@
+package launch
+
+import (
+	"strings"
+
+	"github.com/loratune/loratune-fix/finding"
+)
+
+// keys documents, for `loratune-fix rules CODE` and docs/rules.md, which
+// keys and options of launch configs each rule reads.
+var keys = map[string]string{
+	"LTF001": `- LLaMA-Factory YAML: pure_bf16: true (bf16 weights, no autocast) on a LoRA run
+  becomes bf16: true (or pure_bf16: false beside bf16: true); read with
+  finetuning_type, quantization_bit, bf16, fp16. bf16 and fp16 both true: a finding.
+- axolotl YAML: bfloat16: true / float16: true on adapter: lora becomes bf16: true /
+  fp16: true (or false beside bf16: true|auto); read with adapter, load_in_4bit,
+  load_in_8bit, gptq.
+- TRL CLI YAML: dtype / torch_dtype bfloat16|float16|auto with use_peft: true
+  becomes float32; read with load_in_4bit, load_in_8bit.
+- Shell launchers (python, torchrun, accelerate launch, deepspeed, trl sft):
+  --torch_dtype / --dtype on an adapter run (--use_peft, --lora_r, --finetuning_type
+  lora, or a script that calls get_peft_model and reads that option) becomes float32,
+  where it is written: the literal, or the one assignment of its variable;
+  --bf16 with --fp16: a finding.
+- DeepSpeed JSON: bf16.enabled / fp16.enabled true|false become "auto" where the
+  file already uses "auto" (the Trainer fills it in); both true: a finding.
+- Across files: --bf16/--fp16 against the --deepspeed file's enabled values,
+  accelerate's mixed_precision (--mixed_precision, --config_file) against the
+  DeepSpeed file (deepspeed_config.deepspeed_config_file): findings.
+- Quantized runs (quantization_bit, adapter: qlora, load_in_4bit/8bit) keep their
+  dtype; full fine-tunes get a warning, no edit.`,
+	"LTF002": `- LLaMA-Factory YAML: flash_attn: auto|sdpa, or no flash_attn (default auto),
+  becomes flash_attn: disabled (eager).
+- axolotl YAML: attn_implementation: sdpa becomes eager, sdp_attention: true becomes
+  eager_attention: true; sample_packing: true keeps them (a warning); no attention
+  key at all: a warning.
+- TRL CLI YAML: attn_implementation: sdpa, or none with use_peft: true, becomes
+  eager; packing / padding_free keep it (a warning).
+- Shell launchers: --attn_implementation sdpa becomes eager; --packing /
+  --padding_free keep it.`,
+	"LTF004": `- axolotl YAML: special_tokens.pad_token equal to special_tokens.eos_token (or a
+  known eos such as <|end_of_text|>, <|eot_id|>, <|im_end|>, </s>): a note, no edit:
+  axolotl's collator pads labels by position.`,
+	"LTF007": `- The same keys as LTF002 (flash_attn, attn_implementation, sdp_attention,
+  --attn_implementation): a config or a command line has no setting for the cuDNN
+  fence, so the lean profile reports, and the fence goes in the training script.`,
+	"LTF009": `- LLaMA-Factory and TRL CLI YAML: logging_nan_inf_filter: true becomes false;
+  absent, logging_nan_inf_filter: false is added.
+- Shell launchers: --logging_nan_inf_filter True becomes False.`,
+	"LTF102": `- LLaMA-Factory and TRL CLI YAML: the keys warmup_ratio and evaluation_strategy
+  become warmup_steps and eval_strategy; shell launchers: the options
+  --warmup_ratio and --evaluation_strategy (as written, - or _). Only where the pins
+  say transformers 5.`,
+}
+
+// Keys says which launch-config keys and options the rule of this code
+// reads, as a documentation section; "" for a rule that reads none.
+func Keys(code string) string {
+	k, ok := keys[code]
+	if !ok {
+		return ""
+	}
+	return "## In launch configs\n" + k
+}
+
+// WithKeys adds each rule's launch-config section to its documentation.
+func WithKeys(rules []finding.RuleInfo) []finding.RuleInfo {
+	out := make([]finding.RuleInfo, len(rules))
+	for i, r := range rules {
+		if k := Keys(r.Code); k != "" {
+			r.Doc = strings.TrimSpace(r.Doc) + "\n\n" + k
+		}
+		out[i] = r
+	}
+	return out
+}

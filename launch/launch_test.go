@@ -1,0 +1,236 @@
+package launch
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/loratune/loratune-fix/rewrite"
+)
+
+func engine(t *testing.T, opts rewrite.Options) *rewrite.Engine {
+	t.Helper()
+	e, err := rewrite.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// The content decides, not the name: the same name holds a config or not.
+func TestRecogniseByContent(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       Kind
+	}{
+		{"config.yaml", "model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\n", LlamaFactory},
+		{"config.yaml", "base_model: x\nadapter: lora\nsequence_len: 512\n", Axolotl},
+		{"config.yaml", "model_name_or_path: x\ndataset_name: y\nuse_peft: true\n", TRLConfig},
+		{"config.yaml", "compute_environment: LOCAL_MACHINE\nmixed_precision: bf16\n", Accelerate},
+		{"config.yaml", "zero_optimization:\n  stage: 2\n", DeepSpeed},
+		{"config.json", `{"bf16": {"enabled": "auto"}}`, DeepSpeed},
+		{"config.yaml", "name: CI\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n", ""},
+		{"config.json", `{"name": "pkg", "version": "1.0.0", "enabled": true}`, ""},
+		{"config.json", `{"zero_optimization": {"stage": 2},}`, ""}, // not JSON: left alone
+		{"config.yaml", "---\nzero_optimization: {stage: 2}\n---\nzero_optimization: {stage: 3}\n", ""},
+		{"run.sh", "#!/bin/sh\nCUDA_VISIBLE_DEVICES=0 python3 train.py --lr 1e-4\n", Shell},
+		{"run.sh", "#!/bin/sh\naccelerate launch --num_processes 2 \\\n  sft.py --bf16\n", Shell},
+		{"run.sh", "#!/bin/sh\nnohup deepspeed --num_gpus 8 main.py &\n", Shell},
+		{"run.sh", "llamafactory-cli train cfg.yaml\n", Shell},
+		{"run.sh", "axolotl train cfg.yml\n", Shell},
+		{"run.sh", "trl sft --config cfg.yaml\n", Shell},
+		{"run.sh", "#!/bin/sh\npython -c 'print(1)'\npip install torch\n", ""},
+		{"run.sh", "#!/bin/sh\naccelerate config\n", ""},
+		{"train.py", "model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\n", ""},
+	}
+	for _, tt := range tests {
+		if got := Recognise(tt.name, []byte(tt.text)); got != tt.want {
+			t.Errorf("%s %q: %q, want %q", tt.name, tt.text, got, tt.want)
+		}
+	}
+}
+
+// Shell words: continuations, quotes, --flag=value, and variables set
+// once earlier; a variable set twice, or after the use, is unknown.
+func TestShellWords(t *testing.T) {
+	script := `#!/bin/bash
+A=bfloat16
+B="sdpa"
+C=x
+C=y
+torchrun --nproc_per_node 2 train.py \
+  --one $A \
+  --two="${B}" \
+  --three 'q' \
+  --four=plain \
+  --five $C \
+  --six ${LATER} \
+  --switch
+LATER=z
+`
+	f := read("run.sh", []byte(script))
+	if f == nil {
+		t.Fatal("not recognised")
+	}
+	defer f.close()
+	c := f.sh.commands[0]
+	if c.launcher != "torchrun" || c.script.text != "train.py" || getFlag(c.pre, "nproc_per_node") == nil {
+		t.Fatalf("command %+v", c)
+	}
+	want := map[string]string{"one": "bfloat16", "two": "sdpa", "three": "q", "four": "plain"}
+	for name, v := range want {
+		fl := getFlag(c.flags, name)
+		if fl == nil || fl.value == nil || !fl.value.known || fl.value.text != v {
+			t.Errorf("--%s: %+v, want %q", name, fl, v)
+			continue
+		}
+		if got := script[fl.value.start:fl.value.end]; got != v {
+			t.Errorf("--%s: the value's bytes are %q", name, got)
+		}
+	}
+	for _, name := range []string{"five", "six"} {
+		if fl := getFlag(c.flags, name); fl == nil || fl.value == nil || fl.value.known {
+			t.Errorf("--%s should be unknown: %+v", name, fl)
+		}
+	}
+	if fl := getFlag(c.flags, "switch"); fl == nil || fl.value != nil {
+		t.Errorf("--switch is a bare switch: %+v", fl)
+	}
+	if fl := getFlag(c.flags, "one"); fl.value.variable != "A" || fl.value.shared {
+		t.Errorf("--one comes from $A alone: %+v", fl.value)
+	}
+}
+
+// A byte order mark and CRLF line endings stay; offsets are the file's.
+func TestBOMAndCRLF(t *testing.T) {
+	text := []byte("\xef\xbb\xbfmodel_name_or_path: x\r\ndo_train: true\r\nfinetuning_type: lora\r\nflash_attn: sdpa\r\nlogging_nan_inf_filter: false\r\n")
+	res, ok, err := Run(Options{Engine: engine(t, rewrite.Options{}), Fix: true}, "a.yaml", text)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	want := "\xef\xbb\xbfmodel_name_or_path: x\r\ndo_train: true\r\nfinetuning_type: lora\r\nflash_attn: disabled\r\nlogging_nan_inf_filter: false\r\n"
+	if string(res.Output) != want {
+		t.Errorf("output %q", res.Output)
+	}
+	if len(res.Findings) != 1 || string(text[res.Findings[0].Start:res.Findings[0].End]) != "flash_attn: sdpa" {
+		t.Errorf("findings %+v", res.Findings)
+	}
+}
+
+// Rules run as the engine selects them, and comments silence them.
+func TestSelectionAndSuppression(t *testing.T) {
+	text := []byte("model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\nflash_attn: sdpa  # noqa: LTF002\nlogging_nan_inf_filter: true\n")
+	codes := func(opts rewrite.Options) string {
+		res, _, err := Run(Options{Engine: engine(t, opts)}, "a.yaml", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs []string
+		for _, f := range res.Findings {
+			cs = append(cs, f.Code)
+		}
+		return strings.Join(cs, ",")
+	}
+	if got := codes(rewrite.Options{}); got != "LTF009" {
+		t.Errorf("default profile with LTF002 silenced: %s", got)
+	}
+	if got := codes(rewrite.Options{Ignore: []string{"LTF009"}}); got != "" {
+		t.Errorf("LTF009 ignored: %s", got)
+	}
+	if got := codes(rewrite.Options{Profile: "lean"}); got != "LTF007,LTF009" {
+		t.Errorf("lean profile: %s", got)
+	}
+}
+
+// A launcher whose script takes its dtype from an option that leaves out
+// float32 in its choices is not edited: the fixed command would crash.
+func TestScriptChoices(t *testing.T) {
+	script := []byte(`import argparse, torch
+from transformers import AutoModelForCausalLM, Trainer
+from peft import get_peft_model, LoraConfig
+p = argparse.ArgumentParser()
+p.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16"])
+p.add_argument("--torch_dtype", default="bfloat16")
+args = p.parse_args()
+model = AutoModelForCausalLM.from_pretrained("m", torch_dtype=getattr(torch, args.dtype))
+model = get_peft_model(model, LoraConfig())
+Trainer(model=model).train()
+`)
+	read := func(name string) ([]byte, error) {
+		if name == "train.py" {
+			return script, nil
+		}
+		return nil, os.ErrNotExist
+	}
+	run := func(launcher string) *rewrite.Result {
+		res, ok, err := Run(Options{Engine: engine(t, rewrite.Options{}), Fix: true, Read: read}, "run.sh", []byte(launcher))
+		if !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		return res
+	}
+	res := run("python train.py --dtype bfloat16 --bf16 True\n")
+	if res.Changed || len(res.Findings) != 1 || res.Findings[0].Fix != nil || !strings.Contains(res.Findings[0].Message, "choices") {
+		t.Errorf("--dtype outside the choices: %+v", res.Findings)
+	}
+	// --torch_dtype is accepted by the parser but the load does not read it.
+	res = run("python train.py --torch_dtype bfloat16 --bf16 True\n")
+	if res.Changed || len(res.Findings) != 1 || res.Findings[0].Fix != nil {
+		t.Errorf("an option the load does not read: %+v", res.Findings)
+	}
+}
+
+// A fix whose output would not read as the same kind of file is dropped:
+// fixLoop names it and writes nothing.
+func TestBrokenFixDropped(t *testing.T) {
+	f := read("a.yaml", []byte("model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\nflash_attn: disabled\nlogging_nan_inf_filter: false\n"))
+	if f == nil {
+		t.Fatal("not recognised")
+	}
+	defer f.close()
+	bad := &rewrite.Finding{Code: "LTF002", Name: "eager-attention", Fix: &rewrite.Fix{Edits: []rewrite.Edit{{Start: 0, End: 0, NewText: "[unclosed\n"}}}}
+	if next := apply(f, []*rewrite.Finding{bad}); next != nil {
+		next.close()
+		t.Fatal("a fix that breaks the YAML was accepted")
+	}
+}
+
+// The readers never panic and never call a broken file a launch config.
+func TestHostileInputs(t *testing.T) {
+	inputs := []string{"", "\x00\x01", "{", "[1,2", "a: [", "python train.py --x \"unclosed\n", "key: !!binary |\n  AAAA\n",
+		"bf16: &a {enabled: true}\nfp16: *a\nzero_optimization: {}\n", strings.Repeat("[", 10000)}
+	for _, in := range inputs {
+		for _, name := range []string{"x.yaml", "x.json", "x.sh"} {
+			res, ok, err := Run(Options{Engine: engine(t, rewrite.Options{}), Fix: true}, name, []byte(in))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s %q: %v", name, in, err)
+			}
+			if ok && !bytes.Equal(res.Output, []byte(in)) && res.Changed == false {
+				t.Errorf("%s %q: output differs without a change", name, in)
+			}
+		}
+	}
+}
+
+// Every documented code is a rule's, and every code the launch rules
+// report is documented.
+func TestKeysDocumented(t *testing.T) {
+	for code := range keys {
+		if rewrite.Lookup(code) == nil {
+			t.Errorf("keys documents %s, which is no rule", code)
+		}
+	}
+	for _, name := range []string{"rules.go", "shellrules.go", "crossfile.go"} {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range strings.Split(string(src), `p.report("`)[1:] {
+			if code := part[:6]; Keys(code) == "" {
+				t.Errorf("%s reports %s without a keys section", name, code)
+			}
+		}
+	}
+}

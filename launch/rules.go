@@ -1,0 +1,409 @@
+package launch
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loratune/loratune-fix/rewrite"
+)
+
+// The rules of the engine, where the setting lives in a launch config.
+// Each reports under the code of its Python rule, and only when the engine
+// runs that rule (profile, select, ignore).
+
+const fp32Why = "loaded in bf16/fp16 without autocast, training is pure low precision (params, grads and optimizer state), where small updates vanish and overflow shows as grad_norm nan; fp32 masters with bf16 autocast keep the compute fast; " + rewrite.FP32Cost
+
+const sdpaWhy = "the default SDPA attention trains through cuDNN on Hopper, whose backward gives NaN gradients on left-padded rows"
+
+const fenceWhy = "the lean profile keeps SDPA and switches the cuDNN backend off with torch.backends.cuda.enable_cudnn_sdp(False) before training, and a config file has no setting for that: put it in the training script, or choose eager attention here (costs memory)"
+
+const nanWhy = "the Trainer's NaN filter prints a NaN loss as a finite one and then 0.0: log it as nan"
+
+// lowDtypes are the dtype values that load half-precision weights.
+var lowDtypes = map[string]bool{"bfloat16": true, "float16": true, "auto": true}
+
+// llamaFactory: a LLaMA-Factory training YAML (llamafactory-cli train).
+func (p *pass) llamaFactory() {
+	f, m, text := p.f, p.f.top, p.f.text
+	if train, _ := m.get("do_train"); train == nil || !train.isTrue(text) {
+		return // inference, evaluation or export configs
+	}
+	ft, _ := m.get("finetuning_type")
+	ftype := "lora" // LLaMA-Factory's default
+	if s, ok := ft.scalar(text); ok {
+		ftype = s.text
+	}
+	adapter := ftype == "lora" || ftype == "oft"
+	qb, _ := m.get("quantization_bit")
+	quantized := qb != nil && !qb.isNull(text)
+
+	bf16, _ := m.get("bf16")
+	fp16, _ := m.get("fp16")
+	if bf16.isTrue(text) && fp16.isTrue(text) {
+		start, end := pairSpan(fp16)
+		p.report("LTF001", rewrite.Finding{Start: start, End: end, Message: "bf16: true and fp16: true together stop the run (\"At most one of fp16 and bf16 can be True\"): keep one"})
+	}
+	if pure, dup := m.get("pure_bf16"); pure.isTrue(text) {
+		start, end := pairSpan(pure)
+		fd := rewrite.Finding{Start: start, End: end}
+		switch {
+		case quantized:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, "quantized run (quantization_bit): the frozen base keeps its dtype, the adapters are the fp32 masters; pure_bf16 left as it is"
+		case !adapter:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("pure_bf16: true on a full fine-tune (finetuning_type: %s) trains every weight in pure bf16: %s; not edited: fp32 masters of a whole model are a choice of memory", ftype, fp32Why)
+		default:
+			fd.Message = "pure_bf16: true loads the model in bf16 and keeps the adapters in bf16 without autocast: " + fp32Why
+			switch {
+			case fp16.isTrue(text) || dup:
+				fd.Message += "; not fixed: fp16 is set too (or pure_bf16 twice), choose by hand"
+			case bf16 == nil:
+				if e, ok := renameKey(pure, text, "bf16"); ok {
+					fd.Fix = &rewrite.Fix{Message: "bf16 autocast with fp32 adapters: pure_bf16: true becomes bf16: true", Edits: []rewrite.Edit{e}}
+				}
+			case bf16.isTrue(text):
+				s, _ := pure.scalar(text)
+				fd.Fix = &rewrite.Fix{Message: "pure_bf16: " + falseLike(s.text) + " (bf16: true keeps autocast)", Edits: []rewrite.Edit{setScalar(s, falseLike(s.text))}}
+			default:
+				fd.Message += "; not fixed: bf16 is set to something other than true"
+			}
+		}
+		p.report("LTF001", fd)
+	}
+
+	// Attention: flash_attn auto (the default) and sdpa train through SDPA.
+	fa, dup := m.get("flash_attn")
+	value := "auto"
+	s, isScalar := fa.scalar(text)
+	if isScalar {
+		value = s.text
+	}
+	if value == "auto" || value == "sdpa" {
+		var start, end int
+		if fa != nil {
+			start, end = pairSpan(fa)
+		} else {
+			start, end = keySpan(m.pairs[0])
+		}
+		msg := fmt.Sprintf("flash_attn: %s trains through SDPA: %s", value, sdpaWhy)
+		if fa == nil {
+			msg = "no flash_attn: LLaMA-Factory's default auto trains through SDPA: " + sdpaWhy
+		}
+		fd := rewrite.Finding{Start: start, End: end, Message: msg + "; flash_attn: disabled is eager attention (O(L^2) memory, slower)"}
+		switch {
+		case dup:
+		case fa == nil:
+			if e, ok := f.addKey("flash_attn", "disabled"); ok {
+				fd.Fix = &rewrite.Fix{Message: "add flash_attn: disabled (eager attention)", Edits: []rewrite.Edit{e}}
+			}
+		case isScalar:
+			fd.Fix = &rewrite.Fix{Message: "flash_attn: disabled (eager attention)", Edits: []rewrite.Edit{setScalar(s, "disabled")}}
+		}
+		p.report("LTF002", fd)
+		p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
+	}
+	p.trainingArguments(true)
+}
+
+// axolotl: an axolotl training YAML.
+func (p *pass) axolotl() {
+	m, text := p.f.top, p.f.text
+	adapterKind := ""
+	if a, _ := m.get("adapter"); a != nil {
+		if s, ok := a.scalar(text); ok {
+			adapterKind = s.text
+		}
+	}
+	quantized := adapterKind == "qlora"
+	for _, k := range []string{"load_in_4bit", "load_in_8bit", "gptq"} {
+		if q, _ := m.get(k); q.isTrue(text) {
+			quantized = true
+		}
+	}
+	adapter := adapterKind == "lora" || adapterKind == "qlora"
+
+	// bfloat16: true / float16: true load the weights in half precision
+	// and train without autocast.
+	for _, half := range []struct{ key, amp string }{{"bfloat16", "bf16"}, {"float16", "fp16"}} {
+		pure, dup := m.get(half.key)
+		if !pure.isTrue(text) {
+			continue
+		}
+		start, end := pairSpan(pure)
+		fd := rewrite.Finding{Start: start, End: end}
+		amp, _ := m.get(half.amp)
+		switch {
+		case quantized:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("quantized run (adapter: qlora or load_in_4bit/8bit): the frozen base keeps its dtype, the adapters are the fp32 masters; %s left as it is", half.key)
+		case !adapter:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("%s: true on a full fine-tune (no adapter) trains every weight in pure %s: %s; not edited: fp32 masters of a whole model are a choice of memory", half.key, half.key, fp32Why)
+		default:
+			fd.Message = fmt.Sprintf("%s: true loads the weights in %s and trains without autocast: %s", half.key, half.key, fp32Why)
+			ampValue := ""
+			if s, ok := amp.scalar(text); ok {
+				ampValue = s.text
+			}
+			switch {
+			case dup:
+			case amp == nil:
+				if e, ok := renameKey(pure, text, half.amp); ok {
+					fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("%s autocast over fp32 weights: %s: true becomes %s: true", half.amp, half.key, half.amp), Edits: []rewrite.Edit{e}}
+				}
+			case amp.isTrue(text) || ampValue == "auto":
+				s, _ := pure.scalar(text)
+				fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("%s: %s (%s: %s keeps autocast)", half.key, falseLike(s.text), half.amp, ampValue), Edits: []rewrite.Edit{setScalar(s, falseLike(s.text))}}
+			default:
+				fd.Message += fmt.Sprintf("; not fixed: %s is set to %q", half.amp, ampValue)
+			}
+		}
+		p.report("LTF001", fd)
+	}
+
+	// Attention.
+	packing, _ := m.get("sample_packing")
+	attn, _ := m.get("attn_implementation")
+	sdp, _ := m.get("sdp_attention")
+	eager, _ := m.get("eager_attention")
+	other := false
+	for _, k := range []string{"flash_attention", "flex_attention", "xformers_attention", "s2_attention", "eager_attention"} {
+		if q, _ := m.get(k); q.isTrue(text) {
+			other = true
+		}
+	}
+	switch {
+	case attn != nil:
+		s, ok := attn.scalar(text)
+		if !ok || s.text != "sdpa" {
+			break
+		}
+		start, end := pairSpan(attn)
+		msg := "attn_implementation: sdpa: " + sdpaWhy
+		fd := rewrite.Finding{Start: start, End: end, Message: msg}
+		if packing.isTrue(text) {
+			fd.Severity, fd.Message = rewrite.SeverityWarning, msg+"; not fixed: sample_packing needs flash attention (flash_attention_2 does not use cuDNN SDPA)"
+		} else {
+			fd.Fix = &rewrite.Fix{Message: "attn_implementation: eager", Edits: []rewrite.Edit{setScalar(s, "eager")}}
+		}
+		p.report("LTF002", fd)
+		p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
+	case sdp.isTrue(text):
+		start, end := pairSpan(sdp)
+		msg := "sdp_attention: true trains through SDPA: " + sdpaWhy
+		fd := rewrite.Finding{Start: start, End: end, Message: msg}
+		if packing.isTrue(text) {
+			fd.Severity, fd.Message = rewrite.SeverityWarning, msg+"; not fixed: sample_packing needs flash attention"
+		} else if eager == nil {
+			if e, ok := renameKey(sdp, text, "eager_attention"); ok {
+				fd.Fix = &rewrite.Fix{Message: "sdp_attention: true becomes eager_attention: true", Edits: []rewrite.Edit{e}}
+			}
+		}
+		p.report("LTF002", fd)
+		p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
+	case !other:
+		base, _ := m.get("base_model")
+		start, end := keySpan(base)
+		msg := "no attention setting: transformers loads SDPA by default: " + sdpaWhy
+		p.report("LTF002", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning,
+			Message: msg + "; set attn_implementation: eager (or eager_attention: true on axolotl versions before attn_implementation)"})
+		p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
+	}
+
+	// The pad token: axolotl pads labels with -100 by position, so a pad
+	// equal to eos does not hide the stop token there.
+	if st, _ := m.get("special_tokens"); st != nil && st.sub != nil {
+		pad, _ := st.sub.get("pad_token")
+		eos, _ := st.sub.get("eos_token")
+		ps, ok := pad.scalar(text)
+		if ok {
+			es, eosOK := eos.scalar(text)
+			if eosOK && es.text == ps.text || !eosOK && eosTokens[ps.text] {
+				start, end := pairSpan(pad)
+				p.report("LTF004", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityInfo,
+					Message: fmt.Sprintf("pad_token %s is the eos token: axolotl's collator pads the labels with -100 by position, so EOS is still learned here; a collator that masks labels by pad id (transformers' DataCollatorForLanguageModeling) would hide every EOS. A dedicated pad (Llama-3.1+: <|finetune_right_pad_id|>) avoids the question", ps.text)})
+			}
+		}
+	}
+}
+
+// eosTokens are end-of-sequence tokens of the common families.
+var eosTokens = map[string]bool{"<|end_of_text|>": true, "<|eot_id|>": true, "<|im_end|>": true, "</s>": true, "<|endoftext|>": true, "<eos>": true}
+
+// trlConfig: a TRL CLI config (trl sft --config) or HfArgumentParser YAML
+// of ModelConfig, ScriptArguments and SFTConfig fields.
+func (p *pass) trlConfig() {
+	m, text := p.f.top, p.f.text
+	peft, _ := m.get("use_peft")
+	adapter := peft.isTrue(text)
+	quantized := false
+	for _, k := range []string{"load_in_4bit", "load_in_8bit"} {
+		if q, _ := m.get(k); q.isTrue(text) {
+			quantized = true
+		}
+	}
+	for _, key := range []string{"dtype", "torch_dtype"} {
+		d, dup := m.get(key)
+		s, ok := d.scalar(text)
+		if !ok || !lowDtypes[s.text] {
+			continue
+		}
+		start, end := pairSpan(d)
+		fd := rewrite.Finding{Start: start, End: end}
+		switch {
+		case quantized:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, "quantized run (load_in_4bit/8bit): the frozen base keeps its dtype, the adapters are the fp32 masters; no change"
+		case !adapter:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("%s: %s without use_peft: true is a full fine-tune in pure low precision: %s; not edited", key, s.text, fp32Why)
+		default:
+			fd.Message = fmt.Sprintf("%s: %s on an adapter run: %s", key, s.text, fp32Why)
+			if !dup {
+				fd.Fix = &rewrite.Fix{Message: key + ": float32 (bf16 autocast stays through bf16: true)", Edits: []rewrite.Edit{setScalar(s, "float32")}}
+			}
+		}
+		p.report("LTF001", fd)
+	}
+	p.attention(m, adapter)
+	p.trainingArguments(true)
+}
+
+// attention is LTF002/LTF007 for attn_implementation in a TRL config:
+// sdpa, or none (transformers' default), becomes eager, unless packing or
+// padding_free needs flash attention.
+func (p *pass) attention(m *mapping, adapter bool) {
+	text := p.f.text
+	attn, dup := m.get("attn_implementation")
+	s, ok := attn.scalar(text)
+	switch {
+	case attn == nil && !adapter:
+		return // whose training this config serves is not told
+	case attn != nil && (!ok || s.text != "sdpa"):
+		return
+	}
+	var start, end int
+	msg := "attn_implementation: sdpa: " + sdpaWhy
+	if attn == nil {
+		start, end = keySpan(m.pairs[0])
+		msg = "no attn_implementation: transformers loads SDPA by default: " + sdpaWhy
+	} else {
+		start, end = pairSpan(attn)
+	}
+	fd := rewrite.Finding{Start: start, End: end, Message: msg}
+	needsFlash := ""
+	for _, k := range []string{"packing", "padding_free"} {
+		if q, _ := m.get(k); q.isTrue(text) {
+			needsFlash = k
+		}
+	}
+	switch {
+	case needsFlash != "":
+		fd.Severity, fd.Message = rewrite.SeverityWarning, msg+fmt.Sprintf("; not fixed: %s needs flash attention (flash_attention_2 does not use cuDNN SDPA)", needsFlash)
+	case dup:
+	case attn == nil:
+		if e, ok := p.f.addKey("attn_implementation", "eager"); ok {
+			fd.Fix = &rewrite.Fix{Message: "add attn_implementation: eager", Edits: []rewrite.Edit{e}}
+		}
+	default:
+		fd.Fix = &rewrite.Fix{Message: "attn_implementation: eager", Edits: []rewrite.Edit{setScalar(s, "eager")}}
+	}
+	p.report("LTF002", fd)
+	p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
+}
+
+// trainingArguments checks the keys a config passes to TrainingArguments:
+// logging_nan_inf_filter (LTF009; added when add is true) and the
+// arguments transformers 5 removed (LTF102).
+func (p *pass) trainingArguments(add bool) {
+	m, text := p.f.top, p.f.text
+	nan, dup := m.get("logging_nan_inf_filter")
+	switch {
+	case nan.isTrue(text) && !dup:
+		s, _ := nan.scalar(text)
+		start, end := pairSpan(nan)
+		p.report("LTF009", rewrite.Finding{Start: start, End: end, Message: nanWhy,
+			Fix: &rewrite.Fix{Message: "logging_nan_inf_filter: " + falseLike(s.text), Edits: []rewrite.Edit{setScalar(s, falseLike(s.text))}}})
+	case nan == nil && add:
+		start, end := keySpan(m.pairs[0])
+		fd := rewrite.Finding{Start: start, End: end, Message: nanWhy + " (logging_nan_inf_filter is true by default)"}
+		if e, ok := p.f.addKey("logging_nan_inf_filter", "false"); ok {
+			fd.Fix = &rewrite.Fix{Message: "add logging_nan_inf_filter: false", Edits: []rewrite.Edit{e}}
+		}
+		p.report("LTF009", fd)
+	}
+	tv := p.vs.Transformers
+	if !tv.AtLeast(5, 0) {
+		return
+	}
+	for _, r := range removedArguments {
+		old, _ := m.get(r.old)
+		if old == nil {
+			continue
+		}
+		start, end := keySpan(old)
+		fd := rewrite.Finding{Start: start, End: end,
+			Message: fmt.Sprintf("%s was removed from TrainingArguments in transformers 5 and stops the run (%s); %s", r.old, tv.Describe("transformers"), r.why)}
+		if repl, _ := m.get(r.repl); repl != nil {
+			fd.Message += fmt.Sprintf("; %s is set too: keep one", r.repl)
+		} else if e, ok := renameKey(old, text, r.repl); ok {
+			fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("%s becomes %s", r.old, r.repl), Edits: []rewrite.Edit{e}}
+		}
+		p.report("LTF102", fd)
+	}
+}
+
+// removedArguments are TrainingArguments fields transformers 5 removed,
+// with the field that takes the same value.
+var removedArguments = []struct{ old, repl, why string }{
+	{"warmup_ratio", "warmup_steps", "warmup_steps takes the same ratio (a float below 1) from 5.0"},
+	{"evaluation_strategy", "eval_strategy", "eval_strategy is the same setting"},
+}
+
+// deepSpeed: a DeepSpeed config. An explicit bf16/fp16 "enabled" must
+// agree with TrainingArguments or the run stops; "auto" follows them.
+func (p *pass) deepSpeed() {
+	m, text := p.f.top, p.f.text
+	bf, fp := m.lookup("bf16.enabled"), m.lookup("fp16.enabled")
+	if bf.isTrue(text) && fp.isTrue(text) {
+		start, end := pairSpan(fp)
+		p.report("LTF001", rewrite.Finding{Start: start, End: end, Message: "bf16.enabled and fp16.enabled are both true: DeepSpeed refuses to run with both; keep one (\"auto\" follows TrainingArguments)"})
+	}
+	if !strings.Contains(string(text), `"auto"`) && !usesAuto(m, text) {
+		return // not a config the Hugging Face integration fills in: "auto" would not be read
+	}
+	for _, en := range []*pair{bf, fp} {
+		s, ok := en.scalar(text)
+		if !ok || s.quote != 0 {
+			continue
+		}
+		if _, isBool := boolean(s.text); !isBool {
+			continue
+		}
+		block := "bf16"
+		if en == fp {
+			block = "fp16"
+		}
+		start, end := pairSpan(en)
+		p.report("LTF001", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityInfo,
+			Message: fmt.Sprintf("%s.enabled: %s is fixed here while TrainingArguments decide bf16/fp16 too: a mismatch stops the run (\"Please correct the following DeepSpeed config values that mismatch TrainingArguments\"); \"auto\" follows TrainingArguments, as the config's other \"auto\" values do", block, s.text),
+			Fix:     &rewrite.Fix{Message: block + `.enabled: "auto"`, Edits: []rewrite.Edit{{Start: int(s.node.StartByte()), End: int(s.node.EndByte()), NewText: `"auto"`}}}})
+	}
+}
+
+// usesAuto reports a YAML DeepSpeed config with an auto value.
+func usesAuto(m *mapping, text []byte) bool {
+	for _, q := range m.pairs {
+		if s, ok := q.scalar(text); ok && s.text == "auto" {
+			return true
+		}
+		if q.sub != nil && usesAuto(q.sub, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNull reports a pair with no value or a null one.
+func (p *pair) isNull(text []byte) bool {
+	if p.value == nil {
+		return true
+	}
+	s, ok := p.scalar(text)
+	return ok && s.quote == 0 && (s.text == "null" || s.text == "~" || s.text == "Null" || s.text == "NULL")
+}

@@ -1,0 +1,328 @@
+package launch
+
+import (
+	"path"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// command is one training launch of a shell script: the launcher, the
+// script or config file it runs, the launcher's own options and the
+// options given to the script.
+type command struct {
+	node     *sitter.Node
+	launcher string // "python", "torchrun", "accelerate launch", "deepspeed", "llamafactory-cli train", "axolotl train", "trl sft"
+	script   *word  // the Python script (python, torchrun, accelerate, deepspeed) or the config file (llamafactory-cli, axolotl); nil for trl
+	pre      []*flag
+	flags    []*flag
+}
+
+// word is a shell word whose value a rule reads: a literal, or a variable
+// assigned once, earlier, to a literal.
+type word struct {
+	node *sitter.Node
+	text string
+	// known: text is the value the command gets; start..end are the bytes
+	// that hold it (inside quotes; in the assignment for a variable).
+	known      bool
+	start, end int
+	variable   string // the variable the value comes from, "" for a literal
+	shared     bool   // the variable has other uses: an edit would change them too
+	assignment *sitter.Node
+}
+
+// flag is one --name [value] option; name is written with underscores.
+type flag struct {
+	name  string
+	node  *sitter.Node // the word holding --name
+	value *word        // nil for a bare switch (--use_peft)
+}
+
+// get returns the last flag of that name, as argparse keeps the last one.
+func getFlag(fs []*flag, name string) *flag {
+	var out *flag
+	for _, f := range fs {
+		if f.name == name {
+			out = f
+		}
+	}
+	return out
+}
+
+// shell is a parsed shell script: its training commands, and what
+// resolving variables needs.
+type shell struct {
+	text     []byte
+	root     *sitter.Node
+	commands []*command
+	assigns  map[string][]*sitter.Node // variable name -> its assignments
+	uses     map[string]int            // variable name -> expansions of it
+}
+
+func readShell(root *sitter.Node, text []byte) *shell {
+	s := &shell{text: text, root: root, assigns: map[string][]*sitter.Node{}, uses: map[string]int{}}
+	var cmds []*sitter.Node
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		switch n.Type() {
+		case "variable_assignment":
+			if name := n.ChildByFieldName("name"); name != nil {
+				s.assigns[name.Content(text)] = append(s.assigns[name.Content(text)], n)
+			}
+		case "simple_expansion", "expansion":
+			for i := 0; i < int(n.NamedChildCount()); i++ {
+				if c := n.NamedChild(i); c.Type() == "variable_name" {
+					s.uses[c.Content(text)]++
+				}
+			}
+		case "command":
+			cmds = append(cmds, n)
+		}
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			walk(n.NamedChild(i))
+		}
+	}
+	walk(root)
+	for _, n := range cmds {
+		if c := s.command(n); c != nil {
+			s.commands = append(s.commands, c)
+		}
+	}
+	return s
+}
+
+// words are a command's name and arguments, wrappers (nohup, exec, env,
+// time) taken off.
+func (s *shell) words(n *sitter.Node) []*sitter.Node {
+	var ws []*sitter.Node
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		switch n.FieldNameForChild(i) {
+		case "name":
+			if c.NamedChildCount() == 1 {
+				ws = append(ws, c.NamedChild(0))
+			} else {
+				ws = append(ws, c)
+			}
+		case "argument":
+			ws = append(ws, c)
+		}
+	}
+	for len(ws) > 0 {
+		switch s.lit(ws[0]) {
+		case "nohup", "exec", "time":
+			ws = ws[1:]
+		case "env":
+			ws = ws[1:]
+			for len(ws) > 0 && strings.Contains(s.lit(ws[0]), "=") && !strings.HasPrefix(s.lit(ws[0]), "-") {
+				ws = ws[1:]
+			}
+		default:
+			return ws
+		}
+	}
+	return ws
+}
+
+// lit is a word's literal text, "" when it holds an expansion or escape.
+func (s *shell) lit(n *sitter.Node) string {
+	w := s.word(n)
+	if w == nil || !w.known || w.variable != "" {
+		return ""
+	}
+	return w.text
+}
+
+// command recognises a training launch.
+func (s *shell) command(n *sitter.Node) *command {
+	ws := s.words(n)
+	if len(ws) == 0 {
+		return nil
+	}
+	name := path.Base(s.lit(ws[0]))
+	c := &command{node: n}
+	rest := ws[1:]
+	switch {
+	case name == "python" || strings.HasPrefix(name, "python3") || name == "python2":
+		c.launcher = "python"
+	case name == "torchrun" || name == "deepspeed":
+		c.launcher = name
+	case name == "accelerate" && len(rest) > 0 && s.lit(rest[0]) == "launch":
+		c.launcher, rest = "accelerate launch", rest[1:]
+	case (name == "llamafactory-cli" || name == "lmf") && len(rest) > 0 && s.lit(rest[0]) == "train":
+		c.launcher = "llamafactory-cli train"
+		if len(rest) > 1 {
+			c.script = s.word(rest[1])
+		}
+		c.flags = s.flags(rest[2:])
+		return c
+	case name == "axolotl" && len(rest) > 0 && s.lit(rest[0]) == "train":
+		c.launcher = "axolotl train"
+		if len(rest) > 1 {
+			c.script = s.word(rest[1])
+		}
+		c.flags = s.flags(rest[2:])
+		return c
+	case name == "trl" && len(rest) > 0 && s.lit(rest[0]) == "sft":
+		c.launcher = "trl sft"
+		c.flags = s.flags(rest[1:])
+		return c
+	default:
+		return nil
+	}
+	// The launcher's options run up to the script: the first *.py word,
+	// or the module after -m.
+	for i, a := range rest {
+		t := s.lit(a)
+		if strings.HasSuffix(t, ".py") && !strings.HasPrefix(t, "-") {
+			c.pre, c.script, c.flags = s.flags(rest[:i]), s.word(a), s.flags(rest[i+1:])
+			return c
+		}
+		if t == "-m" && i+1 < len(rest) {
+			switch s.lit(rest[i+1]) {
+			case "axolotl.cli.train":
+				c.launcher = "axolotl train"
+				if i+2 < len(rest) {
+					c.script = s.word(rest[i+2])
+					c.flags = s.flags(rest[i+3:])
+				}
+				return c
+			case "torch.distributed.run", "torch.distributed.launch":
+				// python -m torch.distributed.run ... train.py: torchrun.
+				c.launcher, rest = "torchrun", rest[i+2:]
+				for j, b := range rest {
+					if t := s.lit(b); strings.HasSuffix(t, ".py") && !strings.HasPrefix(t, "-") {
+						c.pre, c.script, c.flags = s.flags(rest[:j]), s.word(b), s.flags(rest[j+1:])
+						return c
+					}
+				}
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// flags reads --name value, --name=value and bare --switch options; a
+// word that is not an option (a positional argument) is skipped.
+func (s *shell) flags(ws []*sitter.Node) []*flag {
+	var out []*flag
+	for i := 0; i < len(ws); i++ {
+		n := ws[i]
+		if f := s.inlineFlag(n); f != nil {
+			out = append(out, f)
+			continue
+		}
+		t := s.lit(n)
+		if !strings.HasPrefix(t, "--") || len(t) < 3 {
+			continue
+		}
+		f := &flag{name: optionName(t), node: n}
+		if i+1 < len(ws) && !strings.HasPrefix(s.lit(ws[i+1]), "-") {
+			f.value = s.word(ws[i+1])
+			i++
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func optionName(t string) string {
+	return strings.ReplaceAll(strings.TrimLeft(t, "-"), "-", "_")
+}
+
+// inlineFlag reads --name=value: one word, or --name= followed by an
+// expansion.
+func (s *shell) inlineFlag(n *sitter.Node) *flag {
+	text := s.text
+	switch n.Type() {
+	case "word":
+		t := n.Content(text)
+		name, val, ok := strings.Cut(t, "=")
+		if !ok || !strings.HasPrefix(name, "--") || strings.ContainsAny(t, `\$'"`) {
+			return nil
+		}
+		start := int(n.StartByte()) + len(name) + 1
+		return &flag{name: optionName(name), node: n, value: &word{node: n, text: val, known: true, start: start, end: start + len(val)}}
+	case "concatenation":
+		if n.NamedChildCount() != 2 || n.NamedChild(0).Type() != "word" {
+			return nil
+		}
+		head := n.NamedChild(0).Content(text)
+		if !strings.HasPrefix(head, "--") || !strings.HasSuffix(head, "=") || strings.Count(head, "=") != 1 {
+			return nil
+		}
+		return &flag{name: optionName(strings.TrimSuffix(head, "=")), node: n, value: s.word(n.NamedChild(1))}
+	}
+	return nil
+}
+
+// word reads a word's value: a literal (plain, "quoted" or 'quoted'), or
+// $VAR / ${VAR} / "$VAR" assigned once before the command to a literal.
+// The word is returned with known false when its value cannot be told.
+func (s *shell) word(n *sitter.Node) *word {
+	text := s.text
+	w := &word{node: n}
+	switch n.Type() {
+	case "word", "number":
+		t := n.Content(text)
+		if strings.ContainsAny(t, `\$`) {
+			return w
+		}
+		w.text, w.known, w.start, w.end = t, true, int(n.StartByte()), int(n.EndByte())
+	case "raw_string":
+		w.text, w.known, w.start, w.end = strings.Trim(n.Content(text), "'"), true, int(n.StartByte())+1, int(n.EndByte())-1
+	case "string":
+		switch {
+		case n.NamedChildCount() == 0:
+			w.known, w.start, w.end = true, int(n.StartByte())+1, int(n.EndByte())-1
+		case n.NamedChildCount() == 1 && n.NamedChild(0).Type() == "string_content":
+			c := n.NamedChild(0)
+			if strings.ContainsAny(c.Content(text), `\$`+"`") {
+				return w
+			}
+			w.text, w.known, w.start, w.end = c.Content(text), true, int(c.StartByte()), int(c.EndByte())
+		case n.NamedChildCount() == 1:
+			return s.variable(n.NamedChild(0), w)
+		}
+	case "simple_expansion", "expansion":
+		return s.variable(n, w)
+	}
+	return w
+}
+
+// variable resolves $VAR or ${VAR}: known when VAR is assigned exactly
+// once in the script, before the use, to a literal.
+func (s *shell) variable(n *sitter.Node, w *word) *word {
+	if n.NamedChildCount() != 1 || n.NamedChild(0).Type() != "variable_name" {
+		return w // ${VAR:-default}, ${#VAR}, ...
+	}
+	if n.Type() == "expansion" && n.ChildCount() != 3 {
+		return w
+	}
+	name := n.NamedChild(0).Content(s.text)
+	as := s.assigns[name]
+	if len(as) != 1 || as[0].StartByte() > n.StartByte() {
+		return w
+	}
+	v := as[0].ChildByFieldName("value")
+	if v == nil {
+		return w
+	}
+	val := s.word(v)
+	if !val.known || val.variable != "" {
+		return w
+	}
+	val.node, val.variable, val.assignment = n, name, as[0]
+	val.shared = s.uses[name] > 1
+	return val
+}
+
+// configPath is the path a launcher option names, "" when not literal.
+func (f *flag) path() string {
+	if f == nil || f.value == nil || !f.value.known {
+		return ""
+	}
+	return f.value.text
+}

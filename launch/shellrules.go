@@ -1,0 +1,224 @@
+package launch
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/loratune/loratune-fix/rewrite"
+)
+
+// flagTrue reports a bare switch (--use_peft) or one given a true value.
+func flagTrue(f *flag) bool {
+	if f == nil {
+		return false
+	}
+	if f.value == nil {
+		return true
+	}
+	v, ok := boolean(f.value.text)
+	return f.value.known && (ok && v || f.value.text == "1")
+}
+
+// run is what a command tells, with its script or config, of the run.
+type run struct {
+	adapter, quantized bool
+	// told: the adapter question has an answer (flags, or the script).
+	told bool
+	// trains: the command passes training options (an output folder, a
+	// learning rate): not an evaluation or export run.
+	trains bool
+	// script are the facts of the Python script it runs, nil if unread.
+	script *rewrite.ScriptFacts
+	name   string // the script's path as written
+}
+
+var (
+	adapterFlags   = []string{"use_peft", "lora_r", "lora_rank", "lora_alpha", "lora_target_modules", "lora_target", "use_lora", "peft"}
+	quantizedFlags = []string{"load_in_4bit", "load_in_8bit", "use_qlora", "q_lora", "qlora"}
+	trainingFlags  = []string{"output_dir", "do_train", "learning_rate", "num_train_epochs", "max_steps", "per_device_train_batch_size", "gradient_accumulation_steps", "bf16", "fp16"}
+)
+
+// runOf reads the command's flags, and its script when Options.Read can.
+func (p *pass) runOf(c *command) run {
+	var r run
+	for _, f := range c.flags {
+		switch {
+		case slices.Contains(adapterFlags, f.name) && (f.value == nil || flagTrue(f) || !strings.HasPrefix(f.name, "use") && f.name != "peft"):
+			r.adapter, r.told = true, true
+		case slices.Contains(adapterFlags, f.name) && f.value.known:
+			r.told = true // --use_peft False: a full fine-tune
+		case f.name == "finetuning_type" && f.value != nil && f.value.known:
+			r.adapter, r.told = f.value.text == "lora" || f.value.text == "oft", true
+		case slices.Contains(quantizedFlags, f.name) && flagTrue(f):
+			r.quantized = true
+		case slices.Contains(trainingFlags, f.name):
+			r.trains = true
+		case (f.name == "quantization_bit" || f.name == "bits") && f.value != nil && f.value.known && (f.value.text == "4" || f.value.text == "8"):
+			r.quantized = true
+		}
+	}
+	if c.script != nil && c.script.known && strings.HasSuffix(c.script.text, ".py") && p.opts.Read != nil {
+		if data, err := p.opts.Read(c.script.text); err == nil {
+			if sf, err := rewrite.ReadScript(data); err == nil {
+				r.script, r.name = sf, c.script.text
+				if sf.Adapter {
+					r.adapter, r.told = true, true
+				}
+				r.trains = r.trains || sf.Trains
+				r.quantized = r.quantized || sf.Quantized
+			}
+		}
+	}
+	r.trains = r.trains || r.told
+	return r
+}
+
+// where describes a word's value for a message: its variable and line.
+func (p *pass) where(w *word) string {
+	if w.variable == "" {
+		return w.text
+	}
+	return fmt.Sprintf("$%s (%s=%s, line %d)", w.variable, w.variable, w.text, p.f.src.Position(w.start).Line)
+}
+
+// hfLaunchers pass Hugging Face argument style options to the script.
+var hfLaunchers = map[string]bool{"python": true, "torchrun": true, "accelerate launch": true, "deepspeed": true, "trl sft": true}
+
+// shell: the training commands of a shell launcher.
+func (p *pass) shell() {
+	for _, c := range p.f.sh.commands {
+		if !hfLaunchers[c.launcher] {
+			continue
+		}
+		r := p.runOf(c)
+		p.shellPrecision(c, r)
+		p.shellAttention(c, r)
+		p.shellArguments(c)
+		p.crossFile(c)
+	}
+}
+
+func (p *pass) shellPrecision(c *command, r run) {
+	bf, fp := getFlag(c.flags, "bf16"), getFlag(c.flags, "fp16")
+	if flagTrue(bf) && flagTrue(fp) {
+		p.report("LTF001", rewrite.Finding{Start: int(fp.node.StartByte()), End: flagEnd(fp),
+			Message: "--bf16 and --fp16 are both on: TrainingArguments stop the run (\"At most one of fp16 and bf16 can be True\"); keep one"})
+	}
+	for _, name := range []string{"torch_dtype", "dtype"} {
+		f := getFlag(c.flags, name)
+		if f == nil || f.value == nil || !f.value.known || !lowDtypes[f.value.text] {
+			continue
+		}
+		w := f.value
+		fd := rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f)}
+		fromScript := r.script != nil && slices.Contains(r.script.DtypeOptions, name)
+		switch {
+		case !r.trains:
+			continue // an evaluation or export command, as far as its options tell
+		case r.quantized:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("--%s %s on a quantized run: the frozen base keeps its dtype, the adapters are the fp32 masters; no change", name, p.where(w))
+		case !r.told:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: if this run trains adapters, load float32 masters (%s); whether it does cannot be told from the command or its script: not edited", name, p.where(w), fp32Why)
+		case !r.adapter:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s on a full fine-tune trains every weight in pure low precision: %s; not edited: fp32 masters of a whole model are a choice of memory", name, p.where(w), fp32Why)
+		case r.script != nil && !fromScript:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: %s does not take its training load's dtype from --%s as far as can be told (or its choices leave out float32): not edited; %s", name, p.where(w), r.name, name, fp32Why)
+		default:
+			fd.Message = fmt.Sprintf("--%s %s on an adapter run: %s", name, p.where(w), fp32Why)
+			if fromScript {
+				fd.Message = fmt.Sprintf("%s loads its training model with the dtype of --%s, set to %s here: %s", r.name, name, p.where(w), fp32Why)
+			}
+			if w.shared {
+				fd.Message += fmt.Sprintf("; not fixed: $%s has other uses, change it for the training command only", w.variable)
+			} else {
+				fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("--%s float32 (bf16 autocast stays through --bf16)", name), Edits: []rewrite.Edit{setWord(w, "float32")}}
+			}
+		}
+		p.report("LTF001", fd)
+	}
+}
+
+func (p *pass) shellAttention(c *command, r run) {
+	f := getFlag(c.flags, "attn_implementation")
+	if f == nil || f.value == nil || !f.value.known || f.value.text != "sdpa" {
+		return
+	}
+	w := f.value
+	start, end := int(f.node.StartByte()), flagEnd(f)
+	msg := fmt.Sprintf("--attn_implementation %s: %s", p.where(w), sdpaWhy)
+	fd := rewrite.Finding{Start: start, End: end, Message: msg}
+	needsFlash := ""
+	for _, k := range []string{"packing", "padding_free"} {
+		if flagTrue(getFlag(c.flags, k)) {
+			needsFlash = k
+		}
+	}
+	switch {
+	case needsFlash != "":
+		fd.Severity, fd.Message = rewrite.SeverityWarning, msg+fmt.Sprintf("; not fixed: --%s needs flash attention (flash_attention_2 does not use cuDNN SDPA)", needsFlash)
+	case w.shared:
+		fd.Message += fmt.Sprintf("; not fixed: $%s has other uses", w.variable)
+	default:
+		fd.Fix = &rewrite.Fix{Message: "--attn_implementation eager", Edits: []rewrite.Edit{setWord(w, "eager")}}
+	}
+	p.report("LTF002", fd)
+	p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning,
+		Message: msg + "; the lean profile keeps SDPA and switches the cuDNN backend off with torch.backends.cuda.enable_cudnn_sdp(False) in the training script: a command line has no option for that"})
+}
+
+// shellArguments: TrainingArguments options on the command line.
+func (p *pass) shellArguments(c *command) {
+	text := p.f.text
+	if f := getFlag(c.flags, "logging_nan_inf_filter"); f != nil && flagTrue(f) {
+		fd := rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f), Message: nanWhy}
+		if f.value != nil && !f.value.shared {
+			if _, ok := boolean(f.value.text); ok {
+				fd.Fix = &rewrite.Fix{Message: "--logging_nan_inf_filter " + falseLike(f.value.text), Edits: []rewrite.Edit{setWord(f.value, falseLike(f.value.text))}}
+			}
+		}
+		p.report("LTF009", fd)
+	}
+	tv := p.vs.Transformers
+	if !tv.AtLeast(5, 0) {
+		return
+	}
+	for _, ra := range removedArguments {
+		f := getFlag(c.flags, ra.old)
+		if f == nil {
+			continue
+		}
+		fd := rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f),
+			Message: fmt.Sprintf("--%s was removed from TrainingArguments in transformers 5 and stops the run (%s); %s", ra.old, tv.Describe("transformers"), ra.why)}
+		if getFlag(c.flags, ra.repl) != nil {
+			fd.Message += fmt.Sprintf("; --%s is given too: keep one", ra.repl)
+		} else if f.node.Type() == "word" || f.node.Type() == "concatenation" {
+			// The name as written: --evaluation_strategy or --evaluation-strategy.
+			head := f.node
+			if head.Type() == "concatenation" {
+				head = head.NamedChild(0)
+			}
+			t := head.Content(text)
+			dashes := len(t) - len(strings.TrimLeft(t, "-"))
+			written := strings.TrimLeft(t, "-")
+			if i := strings.IndexByte(written, '='); i >= 0 {
+				written = written[:i]
+			}
+			repl := ra.repl
+			if strings.Contains(written, "-") {
+				repl = strings.ReplaceAll(repl, "_", "-")
+			}
+			at := int(head.StartByte()) + dashes
+			fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("--%s becomes --%s", ra.old, ra.repl), Edits: []rewrite.Edit{{Start: at, End: at + len(written), NewText: repl}}}
+		}
+		p.report("LTF102", fd)
+	}
+}
+
+// flagEnd is where a flag and its value end on the command line.
+func flagEnd(f *flag) int {
+	if f.value != nil && f.value.node != nil && f.value.node.EndByte() > f.node.EndByte() {
+		return int(f.value.node.EndByte())
+	}
+	return int(f.node.EndByte())
+}
