@@ -30,6 +30,7 @@ var mayImport = map[string][]string{
 	"githubapi": {},
 	"gitcmd":    {},
 	"rewrite":   {"finding", "version", "queries"},
+	"launch":    {"finding", "version", "queries", "rewrite"},
 }
 
 // withoutEngine lists the packages whose dependencies must not include the
