@@ -105,18 +105,7 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 			case fix:
 				failing = t.failingLeft
 			}
-			if err := out.failed(); err != nil {
-				return err
-			}
-			switch {
-			case interrupted():
-				return exitCode(exitInterrupted)
-			case errs > 0:
-				return exitCode(exitError)
-			case failing > 0 && !exitZero:
-				return exitCode(exitFindings)
-			}
-			return nil
+			return runExit(out, errs, failing > 0 && !exitZero)
 		},
 	}
 	rf.register(cmd)

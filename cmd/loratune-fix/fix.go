@@ -81,18 +81,7 @@ folder) or - for stdin, whose fixed source goes to stdout.`,
 					fmt.Fprintln(stderr, t.summary())
 				}
 			}
-			if err := out.failed(); err != nil {
-				return err
-			}
-			switch {
-			case interrupted():
-				return exitCode(exitInterrupted)
-			case errs > 0:
-				return exitCode(exitError)
-			case check && t.changed > 0:
-				return exitCode(exitFindings)
-			}
-			return nil
+			return runExit(out, errs, check && t.changed > 0)
 		},
 	}
 	rf.register(cmd)

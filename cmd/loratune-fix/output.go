@@ -32,3 +32,21 @@ func (r *reportWriter) failed() error {
 	}
 	return nil
 }
+
+// runExit ends a run over files: a write error of the output first, then
+// Ctrl-C (130), a file that could not be processed (2), findings that fail
+// the run (1), else success.
+func runExit(out *reportWriter, errs int, findingsFail bool) error {
+	if err := out.failed(); err != nil {
+		return err
+	}
+	switch {
+	case interrupted():
+		return exitCode(exitInterrupted)
+	case errs > 0:
+		return exitCode(exitError)
+	case findingsFail:
+		return exitCode(exitFindings)
+	}
+	return nil
+}

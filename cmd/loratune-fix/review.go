@@ -162,16 +162,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 					report.GitHub(out, f)
 				}
 			}
-			if err := out.failed(); err != nil {
-				return err
-			}
-			switch {
-			case errs > 0:
-				return exitCode(exitError)
-			case failOnFindings && total > 0:
-				return exitCode(exitFindings)
-			}
-			return nil
+			return runExit(out, errs, failOnFindings && total > 0)
 		},
 	}
 	rf.register(cmd, "stdin-filename")
