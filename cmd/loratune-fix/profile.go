@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"runtime/pprof"
 )
@@ -20,7 +19,7 @@ func startProfile() (stop func()) {
 		err = pprof.StartCPUProfile(f)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "loratune-fix: LORATUNE_FIX_CPUPROFILE:", err)
+		printLine(os.Stderr, "error", "LORATUNE_FIX_CPUPROFILE:", err)
 		return func() {}
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }

@@ -307,3 +307,26 @@ func TestReviewBaseSuggestsOnlyOnChangedLinesAndMatchesFixWrite(t *testing.T) {
 		t.Error("nothing was fixed")
 	}
 }
+
+// review prints workflow annotations with --output-format github, and the
+// old --format still works (hidden, deprecated).
+func TestReviewGitHubAnnotationsAndTheOldFormatFlag(t *testing.T) {
+	dir := prRepo(t)
+	out, stderr, err := runCLI(t, dir, "review", "--base", "main", "--output-format", "github")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("review --output-format github: %q", out)
+	}
+	for _, l := range lines {
+		if !regexp.MustCompile(`^::(error|warning|notice) file=train\.py,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=LTF\d{3}::`).MatchString(l) {
+			t.Errorf("not an annotation: %q", l)
+		}
+	}
+	old, _, err := runCLI(t, dir, "review", "--base", "main", "--format", "sarif")
+	if err != nil || !strings.Contains(old, `"version": "2.1.0"`) {
+		t.Errorf("--format sarif: %v\n%.200s", err, old)
+	}
+}
