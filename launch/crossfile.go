@@ -126,3 +126,33 @@ func (p *pass) accelerate() {
 			Message: fmt.Sprintf("mixed_precision: %s while %s sets %s: accelerate refuses to start (\"--mixed_precision cannot be set to %s when %s is set in the DeepSpeed config file\"); make them agree (\"auto\" in the DeepSpeed file follows the Trainer)", s.text, name.text, why, s.text, mode)})
 	}
 }
+
+// configDeepSpeed checks a training YAML's bf16/fp16 keys against the
+// DeepSpeed config its deepspeed key names: explicit values that disagree
+// stop the run before step 0.
+func (p *pass) configDeepSpeed() {
+	m, text := p.f.top, p.f.text
+	dsPair, _ := m.get("deepspeed")
+	name, ok := dsPair.scalar(text)
+	if !ok {
+		return
+	}
+	ds := p.readConfig(name.text)
+	defer ds.close()
+	mode, why := dsPrecision(ds)
+	if mode == "" {
+		return
+	}
+	for _, amp := range []string{"bf16", "fp16"} {
+		q, _ := m.get(amp)
+		if q == nil || !q.isTrue(text) && !q.isFalse(text) {
+			continue // absent, or auto: decided at run time
+		}
+		if on := q.isTrue(text); on != (mode == amp) {
+			s, _ := q.scalar(text)
+			start, end := pairSpan(q)
+			p.report("LTF001", rewrite.Finding{Start: start, End: end,
+				Message: fmt.Sprintf("%s: %s while %s sets %s: the Trainer stops before step 0 (\"Please correct the following DeepSpeed config values that mismatch TrainingArguments\"); set enabled to \"auto\" there, so that it follows %s", amp, s.text, name.text, why, amp)})
+		}
+	}
+}

@@ -57,7 +57,7 @@ func isShellName(name string) bool { return path.Ext(name) == ".sh" || path.Ext(
 // a file with none is not parsed (most YAML and JSON of a repository).
 var (
 	configMarkers = [][]byte{[]byte("finetuning_type"), []byte("base_model"), []byte("model_name_or_path"),
-		[]byte("mixed_precision"), []byte("distributed_type"), []byte("zero_optimization"), []byte("enabled"),
+		[]byte("mixed_precision"), []byte("distributed_type"), []byte("zero_optimization"), []byte("bf16"), []byte("fp16"),
 		[]byte("pure_bf16"), []byte("flash_attn"), []byte("do_train")}
 	shellMarkers = [][]byte{[]byte("python"), []byte("torchrun"), []byte("accelerate"), []byte("deepspeed"),
 		[]byte("llamafactory-cli"), []byte("lmf"), []byte("axolotl"), []byte("trl")}

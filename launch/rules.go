@@ -102,6 +102,7 @@ func (p *pass) llamaFactory() {
 		p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
 	}
 	p.trainingArguments(true)
+	p.configDeepSpeed()
 }
 
 // axolotl: an axolotl training YAML.
@@ -222,6 +223,7 @@ func (p *pass) axolotl() {
 			}
 		}
 	}
+	p.configDeepSpeed()
 }
 
 // eosTokens are end-of-sequence tokens of the common families.
@@ -262,6 +264,7 @@ func (p *pass) trlConfig() {
 	}
 	p.attention(m, adapter)
 	p.trainingArguments(true)
+	p.configDeepSpeed()
 }
 
 // attention is LTF002/LTF007 for attn_implementation in a TRL config:

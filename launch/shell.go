@@ -153,16 +153,14 @@ func (s *shell) command(n *sitter.Node) *command {
 	case (name == "llamafactory-cli" || name == "lmf") && len(rest) > 0 && s.lit(rest[0]) == "train":
 		c.launcher = "llamafactory-cli train"
 		if len(rest) > 1 {
-			c.script = s.word(rest[1])
+			c.script, c.flags = s.word(rest[1]), s.flags(rest[2:])
 		}
-		c.flags = s.flags(rest[2:])
 		return c
 	case name == "axolotl" && len(rest) > 0 && s.lit(rest[0]) == "train":
 		c.launcher = "axolotl train"
 		if len(rest) > 1 {
-			c.script = s.word(rest[1])
+			c.script, c.flags = s.word(rest[1]), s.flags(rest[2:])
 		}
-		c.flags = s.flags(rest[2:])
 		return c
 	case name == "trl" && len(rest) > 0 && s.lit(rest[0]) == "sft":
 		c.launcher = "trl sft"
