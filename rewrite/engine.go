@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"time"
 	"unicode/utf8"
@@ -18,7 +19,8 @@ type Options struct {
 	UnsafeFixes bool
 	// Target overrides the versions found for each file (--target).
 	Target Versions
-	// ParseTimeout bounds one parse (0: no bound).
+	// ParseTimeout bounds a file's whole analysis: its parses, its rules
+	// and its fix passes (0: no bound).
 	ParseTimeout time.Duration
 }
 
@@ -103,7 +105,13 @@ type Result struct {
 // file, and changes nothing. It runs the passes Fix runs, so that each
 // finding's Outcome says what fix --write does with it.
 func (e *Engine) Check(text []byte, vs Versions) (*Result, error) {
-	res, err := e.Fix(text, vs)
+	return e.CheckContext(context.Background(), text, vs)
+}
+
+// CheckContext is Check stopped by ctx: a cancelled context ends the
+// analysis between two rules with ctx's error.
+func (e *Engine) CheckContext(ctx context.Context, text []byte, vs Versions) (*Result, error) {
+	res, err := e.FixContext(ctx, text, vs)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +123,44 @@ func (e *Engine) Check(text []byte, vs Versions) (*Result, error) {
 // nothing changes. The output always parses; a fix that would break the
 // parse is dropped and named in Result.Dropped.
 func (e *Engine) Fix(text []byte, vs Versions) (*Result, error) {
-	return e.FixFrozen(text, vs, nil)
+	return e.FixFrozen(context.Background(), text, vs, nil)
+}
+
+// FixContext is Fix stopped by ctx, as CheckContext is.
+func (e *Engine) FixContext(ctx context.Context, text []byte, vs Versions) (*Result, error) {
+	return e.FixFrozen(ctx, text, vs, nil)
+}
+
+// bound gives ctx the deadline of ParseTimeout, which bounds the whole
+// analysis of a file: a file of a shape that some rule handles slowly is
+// given up like one that parses slowly.
+func (e *Engine) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if e.opts.ParseTimeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, e.opts.ParseTimeout)
+}
+
+// stopped is the error that ends an analysis whose context is done:
+// ErrParseTimeout past the deadline, else the context's own error.
+func stopped(ctx context.Context) error {
+	switch err := ctx.Err(); {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return ErrParseTimeout
+	default:
+		return err
+	}
+}
+
+// parseLimit is what is left of ctx's deadline for one parse (0: none).
+func parseLimit(ctx context.Context) time.Duration {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return 0
+	}
+	return max(time.Until(d), time.Microsecond) // 0 would mean no limit
 }
 
 // prepare rejects what is not UTF-8 Python text and strips a BOM.

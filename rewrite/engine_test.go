@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -280,7 +281,7 @@ func TestCheckGivesEachFindingItsOutcome(t *testing.T) {
 	}
 	// A frozen span (a notebook's magic line) over the dtype keeps LTF001.
 	at := strings.Index(trainingScript, "torch_dtype")
-	res, err = e.FixFrozen([]byte(trainingScript), Versions{}, []Span{{Start: at, End: at + len("torch_dtype=torch.bfloat16")}})
+	res, err = e.FixFrozen(context.Background(), []byte(trainingScript), Versions{}, []Span{{Start: at, End: at + len("torch_dtype=torch.bfloat16")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ type Facts struct {
 	useMemo     map[*Func]Use
 	flows       map[flowKey]*flowResult // the flow of names, per scope and name (flow.go)
 	editScope   *string                 // notEditedBecause, once decided
+	byMethod    map[string][]*Call      // Calls by their last name, on first use
 }
 
 // Call is one call expression.
@@ -69,6 +70,8 @@ type Func struct {
 	// start, end: Node's byte range, kept in Go so that scopeOf, run for
 	// every call and assignment, makes no cgo call per function.
 	start, end uint32
+	// outer is the innermost function that holds this one (nil: none).
+	outer *Func
 }
 
 func buildFacts(src *Source, root *sitter.Node, q *compiled) *Facts {
@@ -103,10 +106,26 @@ func buildFacts(src *Source, root *sitter.Node, q *compiled) *Facts {
 		f.Funcs = append(f.Funcs, &Func{Node: fn, Body: c.get("body"), Name: c.get("name").Content(text), start: fn.StartByte(), end: fn.EndByte()})
 	})
 	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].start < f.Funcs[j].start })
+	var open []*Func // the functions holding the one being read, outermost first
+	for _, fn := range f.Funcs {
+		for len(open) > 0 && open[len(open)-1].end < fn.end {
+			open = open[:len(open)-1]
+		}
+		if len(open) > 0 {
+			fn.outer = open[len(open)-1]
+		}
+		open = append(open, fn)
+	}
+	// Parent() of a top-level statement walks the module's children from
+	// the first: one walk of them answers for every import instead.
+	topLevel := map[[2]uint32]bool{}
+	for _, c := range namedChildren(root) {
+		topLevel[[2]uint32{c.StartByte(), c.EndByte()}] = true
+	}
 
 	each("imports.scm", func(c captures) {
 		stmt := c.get("import")
-		if p := stmt.Parent(); p != nil && p.Type() == "module" {
+		if topLevel[[2]uint32{stmt.StartByte(), stmt.EndByte()}] {
 			if len(f.importStmts) == 0 || f.importStmts[len(f.importStmts)-1] != stmt {
 				f.importStmts = append(f.importStmts, stmt)
 			}
@@ -249,17 +268,21 @@ func (f *Facts) Alias(module string) (string, bool) {
 }
 
 func (f *Facts) scopeOf(n *sitter.Node) *Func {
-	scope := f.module
 	start, end := n.StartByte(), n.EndByte()
-	for _, fn := range f.Funcs {
-		if fn.start > start {
-			break
-		}
-		if start >= fn.start && end <= fn.end {
-			scope = fn // later (inner) definitions win
+	// Functions nest, so every function that holds n holds the last one
+	// to start at or before n too, or is that one: the innermost holder is
+	// found up that one's chain of outer functions, as deep as the nesting
+	// (a scan of every function for every call was quadratic).
+	i := sort.Search(len(f.Funcs), func(i int) bool { return f.Funcs[i].start > start })
+	if i == 0 {
+		return f.module
+	}
+	for fn := f.Funcs[i-1]; fn != nil; fn = fn.outer {
+		if end <= fn.end {
+			return fn
 		}
 	}
-	return scope
+	return f.module
 }
 
 // IsTrainerCall is Trainer(...), SFTTrainer(...), transformers.Trainer(...)
@@ -335,10 +358,7 @@ func (f *Facts) trainingUse(fn *Func, depth int) Use {
 		return NotTraining
 	}
 	train, other := 0, 0
-	for _, c := range f.Calls {
-		if !callsName(c.Dotted, fn.Name) {
-			continue
-		}
+	for _, c := range f.callsOf(fn.Name) {
 		if c.Func == fn {
 			continue // recursion
 		}
@@ -368,8 +388,7 @@ func Keyword(args *sitter.Node, name string, text []byte) *sitter.Node {
 	if !bytes.Contains(text[args.StartByte():args.EndByte()], []byte(name)) {
 		return nil
 	}
-	for i := 0; i < int(args.NamedChildCount()); i++ {
-		a := args.NamedChild(i)
+	for _, a := range namedChildren(args) {
 		if a.Type() == "keyword_argument" {
 			if k := a.ChildByFieldName("name"); k != nil && k.Content(text) == name {
 				return a
@@ -389,8 +408,8 @@ func KeywordValue(args *sitter.Node, name string, text []byte) *sitter.Node {
 
 // HasSplat reports a **kwargs argument.
 func HasSplat(args *sitter.Node) bool {
-	for i := 0; i < int(args.NamedChildCount()); i++ {
-		if args.NamedChild(i).Type() == "dictionary_splat" {
+	for _, a := range namedChildren(args) {
+		if a.Type() == "dictionary_splat" {
 			return true
 		}
 	}
@@ -400,7 +419,8 @@ func HasSplat(args *sitter.Node) bool {
 // Statement returns the statement that holds n and sits directly in a block
 // or the module, or nil.
 func Statement(n *sitter.Node) *sitter.Node {
-	for cur := n; cur != nil; cur = cur.Parent() {
+	// Parent() walks down from the root, so each is asked once.
+	for cur := n; cur != nil; {
 		p := cur.Parent()
 		if p == nil {
 			return nil
@@ -408,6 +428,7 @@ func Statement(n *sitter.Node) *sitter.Node {
 		if t := p.Type(); t == "block" || t == "module" {
 			return cur
 		}
+		cur = p
 	}
 	return nil
 }
@@ -431,6 +452,25 @@ func StringValue(n *sitter.Node, text []byte) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// callsOf lists the calls of name (see callsName). Calls are indexed by
+// their last name: a scan of every call for each function made a file of
+// many functions quadratic.
+func (f *Facts) callsOf(name string) []*Call {
+	if f.byMethod == nil {
+		f.byMethod = map[string][]*Call{}
+		for _, c := range f.Calls {
+			f.byMethod[c.Method] = append(f.byMethod[c.Method], c)
+		}
+	}
+	var out []*Call
+	for _, c := range f.byMethod[name[strings.LastIndexByte(name, '.')+1:]] {
+		if callsName(c.Dotted, name) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // callsName reports whether a callee as written ("self.helper", "helper")

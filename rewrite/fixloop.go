@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 
@@ -16,7 +17,10 @@ const maxPasses = 8
 // FixFrozen is Fix with spans of the text (offsets after any byte order
 // mark) that no fix may touch; Result.Frozen gives where they lie in the
 // output. A notebook freezes its IPython magic lines and cell boundaries.
-func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, error) {
+// ctx stops it as it stops CheckContext.
+func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen []Span) (*Result, error) {
+	ctx, cancel := e.bound(ctx)
+	defer cancel()
 	body, err := e.prepare(text)
 	if err != nil {
 		return nil, err
@@ -28,7 +32,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 	var tree *sitter.Tree // the parse of cur; nil: runOnce parses it
 	var last []Finding    // the findings of cur
 	for pass := 0; pass <= maxPasses; pass++ {
-		findings, used, err := e.runOnce(cur, vs, tree)
+		findings, used, err := e.runOnce(ctx, cur, vs, tree)
 		if tree = used; err != nil {
 			return nil, err
 		}
@@ -63,7 +67,7 @@ func (e *Engine) FixFrozen(text []byte, vs Versions, frozen []Span) (*Result, er
 		if pass == maxPasses {
 			break // still fixing: a fix that does not remove its finding
 		}
-		next, done, dropped, nextTree := applyVerified(cur, tree, chosen, e.opts.ParseTimeout)
+		next, done, dropped, nextTree := applyVerified(cur, tree, chosen, parseLimit(ctx))
 		for _, d := range dropped {
 			skip[fixKey(d)] = true
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))

@@ -144,12 +144,14 @@ func (w *walker) declaredOuter(body *sitter.Node) bool {
 	found := false
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {
-		for i := 0; i < int(n.NamedChildCount()) && !found; i++ {
-			c := n.NamedChild(i)
+		for _, c := range namedChildren(n) {
+			if found {
+				break
+			}
 			switch c.Type() {
 			case "global_statement", "nonlocal_statement":
-				for j := 0; j < int(c.NamedChildCount()); j++ {
-					if c.NamedChild(j).Content(w.text) == w.root {
+				for _, cj := range namedChildren(c) {
+					if cj.Content(w.text) == w.root {
 						found = true
 					}
 				}
@@ -190,8 +192,7 @@ func (w *walker) block(n *sitter.Node, st flowState) flowState {
 	if n == nil {
 		return st
 	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
+	for _, c := range namedChildren(n) {
 		if c.Type() == "comment" {
 			continue
 		}
@@ -204,16 +205,15 @@ func (w *walker) stmt(n *sitter.Node, st flowState) flowState {
 	w.snapshot(w.res.stmts, n.StartByte(), st)
 	switch n.Type() {
 	case "expression_statement":
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			st = w.expr(n.NamedChild(i), n, st)
+		for _, ci := range namedChildren(n) {
+			st = w.expr(ci, n, st)
 		}
 		return st
 	case "if_statement":
 		st = w.reads(n.ChildByFieldName("condition"), st)
 		outs := []flowState{w.block(n.ChildByFieldName("consequence"), st)}
 		hasElse := w.mainGuard(n)
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			c := n.NamedChild(i)
+		for _, c := range namedChildren(n) {
 			switch c.Type() {
 			case "elif_clause":
 				st = w.reads(c.ChildByFieldName("condition"), st)
@@ -232,10 +232,10 @@ func (w *walker) stmt(n *sitter.Node, st flowState) flowState {
 	case "try_statement":
 		return w.try(n, st)
 	case "with_statement":
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			if c := n.NamedChild(i); c.Type() == "with_clause" {
-				for j := 0; j < int(c.NamedChildCount()); j++ {
-					item := c.NamedChild(j).ChildByFieldName("value")
+		for _, c := range namedChildren(n) {
+			if c.Type() == "with_clause" {
+				for _, cj := range namedChildren(c) {
+					item := cj.ChildByFieldName("value")
 					if item != nil && item.Type() == "as_pattern" {
 						st = w.reads(item.NamedChild(0), st)
 						if alias := item.ChildByFieldName("alias"); alias != nil {
@@ -253,14 +253,12 @@ func (w *walker) stmt(n *sitter.Node, st flowState) flowState {
 		var outs []flowState
 		exhaustive := false
 		body := n.ChildByFieldName("body")
-		for i := 0; body != nil && i < int(body.NamedChildCount()); i++ {
-			c := body.NamedChild(i)
+		for _, c := range namedChildren(body) {
 			if c.Type() != "case_clause" {
 				continue
 			}
 			cs := st
-			for j := 0; j < int(c.NamedChildCount()); j++ {
-				p := c.NamedChild(j)
+			for _, p := range namedChildren(c) {
 				if p.Type() == "case_pattern" {
 					if p.NamedChildCount() == 0 {
 						exhaustive = true
@@ -357,8 +355,8 @@ func (w *walker) loop(n *sitter.Node, st flowState) flowState {
 			out = flowState{dead: true} // leaves only through a break
 		}
 	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		if c := n.NamedChild(i); c.Type() == "else_clause" {
+	for _, c := range namedChildren(n) {
+		if c.Type() == "else_clause" {
 			out = w.block(c.ChildByFieldName("body"), out)
 		}
 	}
@@ -372,13 +370,11 @@ func (w *walker) try(n *sitter.Node, st flowState) flowState {
 	normal := body
 	var outs []flowState
 	var fin *sitter.Node
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
+	for _, c := range namedChildren(n) {
 		switch c.Type() {
 		case "except_clause", "except_group_clause":
 			hs := entry
-			for j := 0; j < int(c.NamedChildCount()); j++ {
-				x := c.NamedChild(j)
+			for _, x := range namedChildren(c) {
 				switch x.Type() {
 				case "block":
 					outs = append(outs, w.block(x, hs))
@@ -399,8 +395,8 @@ func (w *walker) try(n *sitter.Node, st flowState) flowState {
 	}
 	out := merge(append([]flowState{normal}, outs...)...)
 	if fin != nil {
-		for j := 0; j < int(fin.NamedChildCount()); j++ {
-			if b := fin.NamedChild(j); b.Type() == "block" {
+		for _, b := range namedChildren(fin) {
+			if b.Type() == "block" {
 				// Reads in finally see every path (an exception too); what
 				// follows the statement sees the paths that go on.
 				w.block(b, merge(append([]flowState{out, entry}, outs...)...))
@@ -546,8 +542,8 @@ func (w *walker) reads(n *sitter.Node, st flowState) flowState {
 	case "lambda", "function_definition", "class_definition":
 		return st
 	case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression":
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			if c := n.NamedChild(i); c.Type() == "for_in_clause" && len(identifiers(c.ChildByFieldName("left"), w.root, w.text)) > 0 {
+		for _, c := range namedChildren(n) {
+			if c.Type() == "for_in_clause" && len(identifiers(c.ChildByFieldName("left"), w.root, w.text)) > 0 {
 				return st // the comprehension binds its own
 			}
 		}
@@ -555,16 +551,16 @@ func (w *walker) reads(n *sitter.Node, st flowState) flowState {
 		st = w.reads(n.ChildByFieldName("value"), st)
 		return w.bindTarget(n.ChildByFieldName("name"), n.ChildByFieldName("value"), -1, Statement(n), st)
 	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		st = w.reads(n.NamedChild(i), st)
+	for _, ci := range namedChildren(n) {
+		st = w.reads(ci, st)
 	}
 	return st
 }
 
 func namedNoComments(n *sitter.Node) []*sitter.Node {
 	var out []*sitter.Node
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		if c := n.NamedChild(i); c.Type() != "comment" {
+	for _, c := range namedChildren(n) {
+		if c.Type() != "comment" {
 			out = append(out, c)
 		}
 	}
@@ -588,8 +584,7 @@ func flatTargets(del *sitter.Node) []*sitter.Node {
 func boundByImport(n *sitter.Node, text []byte) []string {
 	var out []string
 	from := n.Type() == "import_from_statement"
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
+	for _, c := range namedChildren(n) {
 		if from && n.ChildByFieldName("module_name") != nil && n.ChildByFieldName("module_name").Equal(c) {
 			continue
 		}

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,7 @@ trainer.train()
 	auto := strings.Index(src, `"auto"`)
 	tail := strings.Index(src, "trainer.train()")
 	frozen := []Span{{Start: auto, End: auto + len(`"auto"`)}, {Start: tail, End: tail + len("trainer.train()")}}
-	res, err := e.FixFrozen([]byte(src), Versions{}, frozen)
+	res, err := e.FixFrozen(context.Background(), []byte(src), Versions{}, frozen)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,7 @@ type kwargs struct {
 // resolveKwargs reads every **splat of a call's arguments.
 func (f *Facts) resolveKwargs(call *Call) kwargs {
 	kw := kwargs{entries: map[string]*sitter.Node{}, conditional: map[string]bool{}}
-	for i := 0; i < int(call.Args.NamedChildCount()); i++ {
-		a := call.Args.NamedChild(i)
+	for _, a := range namedChildren(call.Args) {
 		if a.Type() != "dictionary_splat" {
 			continue
 		}
@@ -100,8 +99,7 @@ func (f *Facts) readDict(splat *sitter.Node, call *Call, kw *kwargs) bool {
 func dictEntries(n *sitter.Node, text []byte, entries map[string]*sitter.Node) bool {
 	switch n.Type() {
 	case "dictionary":
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			p := n.NamedChild(i)
+		for _, p := range namedChildren(n) {
 			switch p.Type() {
 			case "comment":
 				continue

@@ -194,8 +194,7 @@ var auxName = regexp.MustCompile(`(?i)(^|[._])(ref|reference|reward|teacher|embe
 // class (class MyLlama(LlamaForCausalLM): ...).
 func (f *Facts) modelSubclass(class string) bool {
 	text := f.Src.Text
-	for i := 0; i < int(f.Root.NamedChildCount()); i++ {
-		n := f.Root.NamedChild(i)
+	for _, n := range namedChildren(f.Root) {
 		if n.Type() == "decorated_definition" {
 			n = n.ChildByFieldName("definition")
 		}
@@ -206,8 +205,8 @@ func (f *Facts) modelSubclass(class string) bool {
 		if supers == nil {
 			return false
 		}
-		for j := 0; j < int(supers.NamedChildCount()); j++ {
-			base := dottedName(supers.NamedChild(j), text)
+		for _, sup := range namedChildren(supers) {
+			base := dottedName(sup, text)
 			base = base[strings.LastIndexByte(base, '.')+1:]
 			if modelClass.MatchString(base) || base != class && f.modelSubclass(base) {
 				return true

@@ -143,8 +143,8 @@ func (f *Facts) classifyPad(v *sitter.Node, scope *Func, depth int) (padValue, s
 	text := f.Src.Text
 	for v != nil && v.Type() == "parenthesized_expression" {
 		var inner *sitter.Node
-		for i := 0; i < int(v.NamedChildCount()); i++ {
-			if c := v.NamedChild(i); c.Type() != "comment" {
+		for _, c := range namedChildren(v) {
+			if c.Type() != "comment" {
 				inner = c
 				break
 			}

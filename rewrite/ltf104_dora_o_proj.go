@@ -78,8 +78,8 @@ func namesOProj(n *sitter.Node, text []byte) bool {
 	if n.Type() != "list" && n.Type() != "tuple" && n.Type() != "set" {
 		return false
 	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		if s, ok := StringValue(n.NamedChild(i), text); ok && (s == "o_proj" || strings.HasSuffix(s, ".o_proj")) {
+	for _, c := range namedChildren(n) {
+		if s, ok := StringValue(c, text); ok && (s == "o_proj" || strings.HasSuffix(s, ".o_proj")) {
 			return true
 		}
 	}

@@ -381,8 +381,8 @@ func (t *tracer) method(attr *sitter.Node, rets []*sitter.Node) {
 func (t *tracer) called(call *sitter.Node) {
 	text := t.f.Src.Text
 	for w := enclosing(call, "with_statement"); w != nil; w = enclosing(w, "with_statement") {
-		for i := 0; i < int(w.NamedChildCount()); i++ {
-			if c := w.NamedChild(i); c.Type() == "with_clause" {
+		for _, c := range namedChildren(w) {
+			if c.Type() == "with_clause" {
 				if s := c.Content(text); strings.Contains(s, "no_grad") || strings.Contains(s, "inference_mode") {
 					return
 				}

@@ -72,8 +72,8 @@ func walkNodes(n *sitter.Node, visit func(*sitter.Node) bool) {
 	if n == nil || !visit(n) {
 		return
 	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		walkNodes(n.NamedChild(i), visit)
+	for _, ch := range namedChildren(n) {
+		walkNodes(ch, visit)
 	}
 }
 
@@ -107,19 +107,27 @@ func (f *Facts) trainedTokenizer(load *Load) (*padTokenizer, string) {
 		if a.Func != load.Func && a.Func != f.module || strings.ContainsAny(a.Text, "[(") {
 			continue
 		}
-		stmt := Statement(a.Node)
-		if stmt == nil || stmt.Type() != "expression_statement" {
-			continue
+		// The statement (a climb of Parent() calls, each a walk from the
+		// root) only for an assignment that is a candidate.
+		wholeStatement := func() *sitter.Node {
+			if stmt := Statement(a.Node); stmt != nil && stmt.Type() == "expression_statement" {
+				return stmt
+			}
+			return nil
 		}
 		if isTokenizerLoad(a.Value, text) {
-			cands = append(cands, &padTokenizer{Name: a.Text, Stmt: stmt, Call: a.Value})
+			if stmt := wholeStatement(); stmt != nil {
+				cands = append(cands, &padTokenizer{Name: a.Text, Stmt: stmt, Call: a.Value})
+			}
 			continue
 		}
 		if a.Value.Type() == "call" {
 			callee := dottedName(a.Value.ChildByFieldName("function"), text)
 			if fac, ok := factories[callee]; ok && fac.Factory != a.Func {
-				fac.Name, fac.Stmt = a.Text, stmt
-				cands = append(cands, &fac)
+				if stmt := wholeStatement(); stmt != nil {
+					fac.Name, fac.Stmt = a.Text, stmt
+					cands = append(cands, &fac)
+				}
 			}
 		}
 	}
@@ -174,8 +182,7 @@ func loadIDText(load *Load, text []byte) string {
 func bindsOnEveryPath(stmt *sitter.Node, name string, text []byte) bool {
 	switch stmt.Type() {
 	case "expression_statement":
-		for i := 0; i < int(stmt.NamedChildCount()); i++ {
-			c := stmt.NamedChild(i)
+		for _, c := range namedChildren(stmt) {
 			for c != nil && c.Type() == "assignment" {
 				if l := c.ChildByFieldName("left"); l != nil && targetBinds(l, name, text) {
 					return true
@@ -192,8 +199,7 @@ func bindsOnEveryPath(stmt *sitter.Node, name string, text []byte) bool {
 			return false
 		}
 		hasElse := false
-		for i := 0; i < int(stmt.NamedChildCount()); i++ {
-			c := stmt.NamedChild(i)
+		for _, c := range namedChildren(stmt) {
 			switch c.Type() {
 			case "elif_clause":
 				if !blockBinds(c.ChildByFieldName("consequence"), name, text) {
@@ -213,13 +219,12 @@ func bindsOnEveryPath(stmt *sitter.Node, name string, text []byte) bool {
 		if !blockBinds(stmt.ChildByFieldName("body"), name, text) {
 			return false
 		}
-		for i := 0; i < int(stmt.NamedChildCount()); i++ {
-			c := stmt.NamedChild(i)
+		for _, c := range namedChildren(stmt) {
 			if c.Type() == "except_clause" {
 				var body *sitter.Node
-				for j := 0; j < int(c.NamedChildCount()); j++ {
-					if c.NamedChild(j).Type() == "block" {
-						body = c.NamedChild(j)
+				for _, cc := range namedChildren(c) {
+					if cc.Type() == "block" {
+						body = cc
 					}
 				}
 				if !blockBinds(body, name, text) {
@@ -235,8 +240,8 @@ func bindsOnEveryPath(stmt *sitter.Node, name string, text []byte) bool {
 func targetBinds(l *sitter.Node, name string, text []byte) bool {
 	switch l.Type() {
 	case "pattern_list", "tuple_pattern", "list_pattern":
-		for i := 0; i < int(l.NamedChildCount()); i++ {
-			if targetBinds(l.NamedChild(i), name, text) {
+		for _, ch := range namedChildren(l) {
+			if targetBinds(ch, name, text) {
 				return true
 			}
 		}
@@ -251,8 +256,7 @@ func blockBinds(block *sitter.Node, name string, text []byte) bool {
 	if block == nil {
 		return false
 	}
-	for i := 0; i < int(block.NamedChildCount()); i++ {
-		s := block.NamedChild(i)
+	for _, s := range namedChildren(block) {
 		if s.Type() == "delete_statement" && containsWord([]byte(s.Content(text)), name) {
 			return false
 		}

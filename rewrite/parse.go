@@ -79,8 +79,9 @@ var parserPool = sync.Pool{New: func() any {
 	return p
 }}
 
-// ErrParseTimeout is returned when a file takes longer to parse than allowed.
-var ErrParseTimeout = errors.New("parse took longer than the limit")
+// ErrParseTimeout is returned when a file takes longer to parse and
+// analyse than Options.ParseTimeout allows.
+var ErrParseTimeout = errors.New("parse and analysis took longer than the limit")
 
 // parse parses text with a pooled parser, bounded by limit (0: none). The
 // bound is tree-sitter's own timeout, not a context: smacker's context
@@ -139,8 +140,7 @@ func firstSyntaxError(root *sitter.Node, src *Source) *SyntaxError {
 			}
 			return true
 		}
-		for i := 0; i < int(n.ChildCount()); i++ {
-			c := n.Child(i)
+		for _, c := range children(n) {
 			if c.HasError() || c.IsMissing() {
 				if walk(c) {
 					return true

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"context"
 	"fmt"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -8,8 +9,9 @@ import (
 
 // runOnce refuses a syntax error and runs every rule over text. tree is
 // the parse of text, or nil to parse it here. It returns the tree it used,
-// for the caller to close; on an error it closes the tree itself.
-func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) (_ []Finding, _ *sitter.Tree, err error) {
+// for the caller to close; on an error it closes the tree itself. ctx is
+// looked at before each rule (see stopped).
+func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *sitter.Tree) (_ []Finding, _ *sitter.Tree, err error) {
 	q, err := loadQueries()
 	if err != nil {
 		if tree != nil {
@@ -19,7 +21,10 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) (_ []Findi
 	}
 	parsedHere := tree == nil
 	if parsedHere {
-		if tree, err = parse(text, e.opts.ParseTimeout); err != nil {
+		if err := stopped(ctx); err != nil {
+			return nil, nil, err
+		}
+		if tree, err = parse(text, parseLimit(ctx)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -43,6 +48,9 @@ func (e *Engine) runOnce(text []byte, vs Versions, tree *sitter.Tree) (_ []Findi
 	var findings []Finding
 	pass := &Pass{Src: src, Facts: file, Versions: e.opts.Target.Merge(vs), findings: &findings}
 	for _, r := range e.rules {
+		if err := stopped(ctx); err != nil {
+			return nil, nil, err
+		}
 		pass.rule = r
 		if err := runRule(r, pass); err != nil {
 			return nil, nil, err

@@ -19,8 +19,8 @@ func end(n *sitter.Node) int   { return int(n.EndByte()) }
 // realArgs are the arguments of an argument_list, comments left out.
 func realArgs(args *sitter.Node) []*sitter.Node {
 	var out []*sitter.Node
-	for i := 0; i < int(args.NamedChildCount()); i++ {
-		if a := args.NamedChild(i); a.Type() != "comment" {
+	for _, a := range namedChildren(args) {
+		if a.Type() != "comment" {
 			out = append(out, a)
 		}
 	}
@@ -127,8 +127,7 @@ func addingFix(message string, add *listAdd, more ...Edit) *Fix {
 // commaAfter is the "," token after n inside args (comments skipped), or
 // nil.
 func commaAfter(args, n *sitter.Node) *sitter.Node {
-	for i := 0; i < int(args.ChildCount()); i++ {
-		c := args.Child(i)
+	for _, c := range children(args) {
 		if c.StartByte() >= n.EndByte() && c.Type() == "," {
 			return c
 		}
@@ -193,8 +192,8 @@ func soleStatement(stmt *sitter.Node) bool {
 		return false
 	}
 	n := 0
-	for i := 0; i < int(p.NamedChildCount()); i++ {
-		if p.NamedChild(i).Type() != "comment" {
+	for _, c := range namedChildren(p) {
+		if c.Type() != "comment" {
 			n++
 		}
 	}
@@ -298,7 +297,8 @@ func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 			strings.ContainsAny(st.Content(f.Src.Text), "(*\\\n") {
 			continue
 		}
-		last := st.NamedChild(int(st.NamedChildCount()) - 1)
+		names := namedChildren(st)
+		last := names[len(names)-1]
 		return name, []Edit{{Start: end(last), End: end(last), NewText: ", " + name}}
 	}
 	return name, []Edit{addImport(f, "from "+module+" import "+name)}
@@ -316,8 +316,7 @@ func addImport(f *Facts, line string) Edit {
 		}
 	}
 	at, stmts := len(src.Text), 0
-	for i := 0; i < int(f.Root.NamedChildCount()); i++ {
-		c := f.Root.NamedChild(i)
+	for _, c := range namedChildren(f.Root) {
 		if c.Type() == "comment" {
 			continue
 		}

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -61,7 +62,7 @@ func TestFrozenSpansFollowOnlyAppliedEdits(t *testing.T) {
 	e := &Engine{rules: []*Rule{keyword("LTF901", "a=1"), keyword("LTF902", "b=2")}}
 	src := "v = g()\nb = 2\n"
 	frozen := []Span{{Start: 8, End: 13}}
-	res, err := e.FixFrozen([]byte(src), Versions{}, frozen)
+	res, err := e.FixFrozen(context.Background(), []byte(src), Versions{}, frozen)
 	if err != nil {
 		t.Fatal(err)
 	}

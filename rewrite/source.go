@@ -58,11 +58,9 @@ func (s *Source) IndentUnit() string {
 }
 
 func (s *Source) unitFromTree(n *sitter.Node) string {
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
+	for _, c := range namedChildren(n) {
 		if c.Type() == "block" {
-			for j := 0; j < int(c.NamedChildCount()); j++ {
-				first := c.NamedChild(j)
+			for _, first := range namedChildren(c) {
 				if first.Type() == "comment" {
 					continue
 				}

@@ -55,8 +55,8 @@ func attributesIn(n *sitter.Node, text []byte) []string {
 				out = append(out, c.ChildByFieldName("attribute").Content(text))
 			}
 		}
-		for i := 0; i < int(c.NamedChildCount()); i++ {
-			walk(c.NamedChild(i))
+		for _, ch := range namedChildren(c) {
+			walk(ch)
 		}
 	}
 	walk(n)
@@ -121,8 +121,7 @@ func paramDefault(fn *Func, name string, text []byte) string {
 	if params == nil {
 		return ""
 	}
-	for i := 0; i < int(params.NamedChildCount()); i++ {
-		p := params.NamedChild(i)
+	for _, p := range namedChildren(params) {
 		if p.Type() != "default_parameter" && p.Type() != "typed_default_parameter" {
 			continue
 		}

@@ -177,8 +177,7 @@ func returnsOf(fn *Func) []*sitter.Node {
 	var out []*sitter.Node
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			c := n.NamedChild(i)
+		for _, c := range namedChildren(n) {
 			switch c.Type() {
 			case "return_statement":
 				out = append(out, c)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -19,7 +20,7 @@ import (
 // into one Python source, and writes the fixed cell sources back into the
 // JSON text in place. Findings carry their cell; positions and fix edits
 // are within the cell's source.
-func processNotebook(opts *Options, f *finding.FileResult) {
+func processNotebook(ctx context.Context, opts *Options, f *finding.FileResult) {
 	nb, err := notebook.Parse(f.Before)
 	if err != nil {
 		f.Err = &FileError{f.Path, err}
@@ -38,7 +39,7 @@ func processNotebook(opts *Options, f *finding.FileResult) {
 		default:
 			// check runs the fix loop too: each finding's outcome is what
 			// fix does. The output is used only when fixing.
-			res, err = opts.Engine.FixFrozen(v.Text, f.Versions, v.Frozen)
+			res, err = opts.Engine.FixFrozen(ctx, v.Text, f.Versions, v.Frozen)
 		}
 		var se *rewrite.SyntaxError
 		if errors.As(err, &se) {
@@ -65,7 +66,7 @@ func processNotebook(opts *Options, f *finding.FileResult) {
 		if opts.Fix && res.Changed {
 			sources = v.Split(res.Output, res.Frozen)
 		}
-		ran, ok := scriptCells(opts, f, nb, sources)
+		ran, ok := scriptCells(ctx, opts, f, nb, sources)
 		if !ok {
 			return
 		}
@@ -88,7 +89,7 @@ func processNotebook(opts *Options, f *finding.FileResult) {
 // its own (the notebook writes its training script and runs it with
 // !python), adding its findings and fixed source. ran says whether any
 // was parsed; ok is false when it set f.Err.
-func scriptCells(opts *Options, f *finding.FileResult, nb *notebook.Notebook, sources map[int]string) (ran, ok bool) {
+func scriptCells(ctx context.Context, opts *Options, f *finding.FileResult, nb *notebook.Notebook, sources map[int]string) (ran, ok bool) {
 	for _, c := range nb.Code() {
 		body, header, name, isScript := notebook.ScriptCell(c)
 		if !isScript || !opts.Engine.MayMatch([]byte(body)) {
@@ -98,9 +99,9 @@ func scriptCells(opts *Options, f *finding.FileResult, nb *notebook.Notebook, so
 		var res *rewrite.Result
 		var err error
 		if opts.Fix {
-			res, err = opts.Engine.Fix([]byte(body), f.Versions)
+			res, err = opts.Engine.FixContext(ctx, []byte(body), f.Versions)
 		} else {
-			res, err = opts.Engine.Check([]byte(body), f.Versions)
+			res, err = opts.Engine.CheckContext(ctx, []byte(body), f.Versions)
 		}
 		if err != nil {
 			var se *rewrite.SyntaxError

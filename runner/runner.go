@@ -61,6 +61,12 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // Process runs the engine over one file's bytes. It never writes.
 func Process(opts *Options, path string, data []byte) *finding.FileResult {
+	return process(context.Background(), opts, path, data)
+}
+
+// process is Process stopped by ctx between two rules (an interrupt): the
+// file then has ctx's error.
+func process(ctx context.Context, opts *Options, path string, data []byte) *finding.FileResult {
 	if opts.EngineFor != nil {
 		if e := opts.EngineFor(path); e != nil {
 			o := *opts
@@ -94,15 +100,15 @@ func Process(opts *Options, path string, data []byte) *finding.FileResult {
 		defer releaseCMemory()
 	}
 	if strings.HasSuffix(path, ".ipynb") {
-		processNotebook(opts, f)
+		processNotebook(ctx, opts, f)
 		return f
 	}
 	var res *rewrite.Result
 	var err error
 	if opts.Fix {
-		res, err = opts.Engine.Fix(data, f.Versions)
+		res, err = opts.Engine.FixContext(ctx, data, f.Versions)
 	} else {
-		res, err = opts.Engine.Check(data, f.Versions)
+		res, err = opts.Engine.CheckContext(ctx, data, f.Versions)
 	}
 	if err != nil {
 		f.Err = &FileError{path, err}
@@ -156,7 +162,7 @@ func processPath(ctx context.Context, opts *Options, path string, scratch *[]byt
 	if err != nil {
 		return &finding.FileResult{Path: path, Err: &FileError{path, err}}
 	}
-	f := Process(opts, path, data)
+	f := process(ctx, opts, path, data)
 	if scratch != nil {
 		switch {
 		case !f.Skipped:

@@ -48,7 +48,7 @@ func (r *ruleFlags) register(cmd *cobra.Command, skip ...string) {
 	fs.StringVar(&r.stdinName, "stdin-filename", "", "the name to report for source read from - (stdin)")
 	fs.IntVarP(&r.jobs, "jobs", "j", 0, "parallel workers (default: the number of CPUs)")
 	fs.Int64Var(&r.maxFileSize, "max-file-size", runner.DefaultMaxFileSize, "skip files larger than this many bytes")
-	fs.DurationVar(&r.parseTimeout, "parse-timeout", 10*time.Second, "give up on a file whose parse takes longer")
+	fs.DurationVar(&r.parseTimeout, "parse-timeout", 10*time.Second, "give up on a file whose parse and analysis take longer")
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !slices.Contains(skip, f.Name) {
 			cmd.Flags().AddFlag(f)

@@ -126,7 +126,7 @@ func TestHostileTreeWithWrite(t *testing.T) {
 	}
 }
 
-// --parse-timeout gives up on a file whose parse takes longer, with a
+// --parse-timeout gives up on a file whose analysis takes longer, with a
 // message, and the run goes on. The 8 MB file needs far more than 50 ms
 // (about 40 MB/s is tree-sitter's fastest); the 150-byte one needs well
 // under a millisecond.
@@ -145,7 +145,7 @@ func TestParseTimeoutFlag(t *testing.T) {
 	if code != exitError {
 		t.Errorf("exit %d, want %d", code, exitError)
 	}
-	if !strings.Contains(stderr, bigPath+": parse took longer than the limit") {
+	if !strings.Contains(stderr, bigPath+": parse and analysis took longer than the limit") {
 		t.Errorf("no timeout message for big.py:\n%s", stderr)
 	}
 	if !strings.Contains(out, small+":") {
