@@ -279,8 +279,8 @@ func compileFlag(f *Facts, cond *sitter.Node, fn *Func) string {
 			}
 			return
 		}
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			walk(n.NamedChild(i))
+		for _, ci := range namedChildren(n) {
+			walk(ci)
 		}
 	}
 	walk(cond)
