@@ -154,8 +154,8 @@ func (f *Facts) optionAccepts(attr, value string) bool {
 		if choices == nil {
 			return true
 		}
-		for i := 0; i < int(choices.NamedChildCount()); i++ {
-			if s, ok := StringValue(choices.NamedChild(i), text); ok && s == value {
+		for _, ch := range namedChildren(choices) {
+			if s, ok := StringValue(ch, text); ok && s == value {
 				return true
 			}
 		}

@@ -182,8 +182,8 @@ func firstErrorSpansLines(root *sitter.Node) bool {
 			first = n
 			return true
 		}
-		for i := 0; i < int(n.ChildCount()); i++ {
-			if c := n.Child(i); c.HasError() && walk(c) {
+		for _, c := range children(n) {
+			if c.HasError() && walk(c) {
 				return true
 			}
 		}
