@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +16,7 @@ import (
 func newCheckCmd() *cobra.Command {
 	var rf ruleFlags
 	var format, color string
-	var fix, diff, exitZero, statistics bool
+	var fix, diff, exitZero, statistics, showFixes bool
 	cmd := &cobra.Command{
 		Use:   "check [flags] [PATH...]",
 		Short: "List the findings; exit 1 when there is any (info notes aside)",
@@ -55,8 +57,12 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 			var js report.JSONArray
 			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()), toolVersion)
 			t := newTally(rf.unsafeFixes)
+			var fixed strings.Builder // --show-fixes
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *finding.FileResult) {
 				t.add(f)
+				if showFixes {
+					fixed.WriteString(fixedList(f))
+				}
 				if fix {
 					if f.Written {
 						fmt.Fprintf(stderr, "fixed %s\n", finding.DisplayPath(f.Path))
@@ -91,6 +97,13 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 					return fmt.Errorf("writing the output: %w", err)
 				}
 			}
+			if showFixes && fixed.Len() > 0 {
+				head := "Fixed:"
+				if !fix {
+					head = "Fixed by " + t.fixCommand() + ":"
+				}
+				fmt.Fprint(stderr, head+"\n"+fixed.String())
+			}
 			if format == "text" {
 				if fix {
 					fmt.Fprintln(stderr, t.writtenSummary())
@@ -116,6 +129,7 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 	fs.BoolVar(&diff, "diff", false, "print the fixes as a unified diff instead of the findings; write nothing (exit 1 when a file would change)")
 	fs.BoolVar(&exitZero, "exit-zero", false, "exit 0 even when there are findings (2 on errors still)")
 	fs.BoolVar(&statistics, "statistics", false, "print the number of findings per rule instead of the findings")
+	fs.BoolVar(&showFixes, "show-fixes", false, "list on stderr, per file and rule, the findings the fixes resolve (with --fix: resolved)")
 	fs.StringVar(&color, "color", "auto", "colour the --diff output: auto, always or never")
 	return cmd
 }
@@ -131,4 +145,31 @@ func remaining(f *finding.FileResult) *finding.FileResult {
 		}
 	}
 	return &g
+}
+
+// fixedList is a file's findings that fix --write resolves, one line per
+// rule: "- train.py:" then "    2 × LTF001 (fp32-master-weights)".
+func fixedList(f *finding.FileResult) string {
+	var codes []string
+	count, name := map[string]int{}, map[string]string{}
+	for _, d := range f.Diags {
+		if d.Outcome != finding.OutcomeFixed {
+			continue
+		}
+		if count[d.Code] == 0 {
+			codes = append(codes, d.Code)
+		}
+		count[d.Code]++
+		name[d.Code] = d.Name
+	}
+	if len(codes) == 0 {
+		return ""
+	}
+	sort.Strings(codes)
+	var b strings.Builder
+	fmt.Fprintf(&b, "- %s:\n", finding.DisplayPath(f.Path))
+	for _, c := range codes {
+		fmt.Fprintf(&b, "    %d × %s (%s)\n", count[c], c, name[c])
+	}
+	return b.String()
 }

@@ -156,3 +156,17 @@ func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 		}
 	}
 }
+
+func TestShowFixesListsWhatTheFixesResolve(t *testing.T) {
+	_, path := writeDemo(t)
+	out, stderr, _ := run(t, "", "check", "--fix", "--show-fixes", "--select", "LTF001,LTF003,LTF009", path)
+	want := "Fixed:\n- " + path + ":\n    1 × LTF001 (fp32-master-weights)\n    1 × LTF003 (training-device-map)\n    1 × LTF009 (visible-nan-logging)\n"
+	if out != "" || !strings.Contains(stderr, want) {
+		t.Errorf("stdout %q, stderr %q, want it to contain %q", out, stderr, want)
+	}
+	// Nothing left to fix: nothing listed.
+	_, stderr, _ = run(t, "", "check", "--show-fixes", "--select", "LTF001", path)
+	if strings.Contains(stderr, "Fixed") {
+		t.Errorf("a fixed file: %q", stderr)
+	}
+}
