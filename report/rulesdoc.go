@@ -13,7 +13,7 @@ func RulesMarkdown(rules []finding.RuleInfo, profiles []finding.ProfileInfo) str
 	var b strings.Builder
 	b.WriteString("# Rules\n\n")
 	b.WriteString("<!-- Generated from the rules' docs (rewrite.All()); edit the rule, then run\n")
-	b.WriteString("     go test ./report -run TestRulesDoc -update. -->\n\n")
+	b.WriteString("     go test ./cmd/loratune-fix -run TestRulesDoc -update. -->\n\n")
 	b.WriteString("| code | name | severity | profiles | summary |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range rules {
 		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s | %s |\n", r.Code, strings.ToLower(r.Code), r.Name, r.Severity, profilesOf(r), strings.ReplaceAll(r.Summary, "|", `\|`))

@@ -10,9 +10,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/loratune/loratune-fix/finding"
-	"github.com/loratune/loratune-fix/fixtures"
-	"github.com/loratune/loratune-fix/rewrite"
-	"github.com/loratune/loratune-fix/runner"
 )
 
 // The official SARIF 2.1.0 schema (OASIS, errata 01), copied from
@@ -42,22 +39,51 @@ func compileSARIFSchema(t *testing.T) *jsonschema.Schema {
 	return sch
 }
 
-func demoFile(t *testing.T, path string) (*finding.FileResult, []finding.RuleInfo) {
-	t.Helper()
-	eng, err := rewrite.New(rewrite.Options{})
-	if err != nil {
-		t.Fatal(err)
+// sampleText is a training load with findings of every kind: fixes that
+// replace, one that inserts, and a note without a fix.
+const sampleText = "import torch\n" +
+	"model = AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch.bfloat16, device_map=\"auto\")\n" +
+	"trainer.train()  # café\n"
+
+// sampleFile is a file's result as the runner gives it, with the rules
+// that ran (one of them without a finding).
+func sampleFile(path string) (*finding.FileResult, []finding.RuleInfo) {
+	pos := func(off int) finding.Position {
+		line := strings.Count(sampleText[:off], "\n")
+		start := strings.LastIndex(sampleText[:off], "\n") + 1
+		return finding.Position{Line: line + 1, Column: len([]rune(sampleText[start:off])) + 1}
 	}
-	f := runner.Process(&runner.Options{Engine: eng}, path, fixtures.Demo())
-	if f.Err != nil || len(f.Diags) == 0 {
-		t.Fatalf("demo: err %v, %d findings", f.Err, len(f.Diags))
+	diag := func(code string, sev finding.Severity, covered string, fix *finding.Fix) finding.Diag {
+		start := strings.Index(sampleText, covered)
+		end := start + len(covered)
+		return finding.Diag{Finding: finding.Finding{Code: code, Name: "rule-" + code, Severity: sev,
+			Message: "message of " + code, Start: start, End: end, StartPos: pos(start), EndPos: pos(end), Fix: fix}}
 	}
-	return f, rewrite.Infos(eng.Rules())
+	replace := func(old, new string) finding.Edit {
+		at := strings.Index(sampleText, old)
+		return finding.Edit{Start: at, End: at + len(old), NewText: new}
+	}
+	paren := strings.Index(sampleText, ")\n")
+	f := &finding.FileResult{Path: path, Before: []byte(sampleText), After: []byte(sampleText), Diags: []finding.Diag{
+		diag("LTF001", finding.SeverityError, "torch.bfloat16", &finding.Fix{Applicability: finding.Safe, Message: "fp32",
+			Edits: []finding.Edit{replace("torch.bfloat16", "torch.float32")}}),
+		diag("LTF002", finding.SeverityWarning, "from_pretrained", &finding.Fix{Applicability: finding.Unsafe, Message: "eager",
+			Edits: []finding.Edit{{Start: paren, End: paren, NewText: `, attn_implementation="eager"`}}}),
+		diag("LTF003", finding.SeverityError, `"auto"`, &finding.Fix{Applicability: finding.Safe, Message: "no map",
+			Edits: []finding.Edit{replace(`"auto"`, "None")}}),
+		diag("LTF009", finding.SeverityInfo, "trainer.train()", nil),
+	}}
+	var rules []finding.RuleInfo
+	for _, code := range []string{"LTF001", "LTF002", "LTF003", "LTF005", "LTF009"} {
+		rules = append(rules, finding.RuleInfo{Code: code, Name: "rule-" + code, Summary: "summary of " + code,
+			Severity: finding.SeverityError, Profiles: []string{"default"}, Doc: "## What\n\nDoc of " + code + "."})
+	}
+	return f, rules
 }
 
 func TestSARIFIsValidAgainstTheOfficialSchema(t *testing.T) {
 	sch := compileSARIFSchema(t)
-	f, rules := demoFile(t, "scripts/train file.py")
+	f, rules := sampleFile("scripts/train file.py")
 	s := NewSARIF(rules, "v1.2.3 (go1.26.8)")
 	s.Add(f)
 	s.Add(&finding.FileResult{Path: "clean.py"})
