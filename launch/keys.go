@@ -34,8 +34,9 @@ var keys = map[string]string{
 - axolotl YAML: attn_implementation: sdpa becomes eager, sdp_attention: true becomes
   eager_attention: true; sample_packing: true keeps them (a warning); no attention
   key at all: a warning.
-- TRL CLI YAML: attn_implementation: sdpa, or none with use_peft: true, becomes
-  eager; packing / padding_free keep it (a warning).
+- TRL CLI YAML: attn_implementation: sdpa becomes eager; none with use_peft:
+  true gets attn_implementation: eager (an unsafe fix: a script with its own
+  argument dataclass rejects the key); packing / padding_free keep it (a warning).
 - Shell launchers: --attn_implementation sdpa becomes eager; --packing /
   --padding_free keep it.`,
 	"LTF004": `- axolotl YAML: special_tokens.pad_token equal to special_tokens.eos_token (or a
@@ -45,12 +46,12 @@ var keys = map[string]string{
   --attn_implementation): a config or a command line has no setting for the cuDNN
   fence, so the lean profile reports, and the fence goes in the training script.`,
 	"LTF009": `- LLaMA-Factory and TRL CLI YAML: logging_nan_inf_filter: true becomes false;
-  absent, logging_nan_inf_filter: false is added.
+  absent, logging_nan_inf_filter: false is added (in TRL CLI YAML an unsafe fix).
 - Shell launchers: --logging_nan_inf_filter True becomes False.`,
 	"LTF102": `- LLaMA-Factory and TRL CLI YAML: the keys warmup_ratio and evaluation_strategy
   become warmup_steps and eval_strategy; shell launchers: the options
   --warmup_ratio and --evaluation_strategy (as written, - or _). Only where the pins
-  say transformers 5.`,
+  say transformers 5; in TRL CLI YAML an unsafe fix.`,
 }
 
 // Keys says which launch-config keys and options the rule of this code

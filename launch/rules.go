@@ -101,7 +101,7 @@ func (p *pass) llamaFactory() {
 		p.report("LTF002", fd)
 		p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
 	}
-	p.trainingArguments(true)
+	p.trainingArguments(rewrite.Safe)
 	p.configDeepSpeed()
 }
 
@@ -263,7 +263,7 @@ func (p *pass) trlConfig() {
 		p.report("LTF001", fd)
 	}
 	p.attention(m, adapter)
-	p.trainingArguments(true)
+	p.trainingArguments(addsUnknown)
 	p.configDeepSpeed()
 }
 
@@ -301,7 +301,7 @@ func (p *pass) attention(m *mapping, adapter bool) {
 	case dup:
 	case attn == nil:
 		if e, ok := p.f.addKey("attn_implementation", "eager"); ok {
-			fd.Fix = &rewrite.Fix{Message: "add attn_implementation: eager", Edits: []rewrite.Edit{e}}
+			fd.Fix = &rewrite.Fix{Message: "add attn_implementation: eager" + unknownParser, Applicability: addsUnknown, Edits: []rewrite.Edit{e}}
 		}
 	default:
 		fd.Fix = &rewrite.Fix{Message: "attn_implementation: eager", Edits: []rewrite.Edit{setScalar(s, "eager")}}
@@ -310,10 +310,19 @@ func (p *pass) attention(m *mapping, adapter bool) {
 	p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
 }
 
+// A key added to a TRL-style config is right for trl sft and the scripts
+// that parse SFTConfig or TrainingArguments, and stops a script whose own
+// argument dataclass lacks it (open-instruct's): such additions are unsafe
+// fixes. LLaMA-Factory validates its keys against TrainingArguments: safe.
+const (
+	addsUnknown   = rewrite.Unsafe
+	unknownParser = " (unsafe: right for trl sft and TrainingArguments parsers; a script with its own argument dataclass rejects an unknown key)"
+)
+
 // trainingArguments checks the keys a config passes to TrainingArguments:
-// logging_nan_inf_filter (LTF009; added when add is true) and the
-// arguments transformers 5 removed (LTF102).
-func (p *pass) trainingArguments(add bool) {
+// logging_nan_inf_filter (LTF009) and the arguments transformers 5 removed
+// (LTF102); a key added or renamed is a fix of applicability add.
+func (p *pass) trainingArguments(add rewrite.Applicability) {
 	m, text := p.f.top, p.f.text
 	nan, dup := m.get("logging_nan_inf_filter")
 	switch {
@@ -322,11 +331,14 @@ func (p *pass) trainingArguments(add bool) {
 		start, end := pairSpan(nan)
 		p.report("LTF009", rewrite.Finding{Start: start, End: end, Message: nanWhy,
 			Fix: &rewrite.Fix{Message: "logging_nan_inf_filter: " + falseLike(s.text), Edits: []rewrite.Edit{setScalar(s, falseLike(s.text))}}})
-	case nan == nil && add:
+	case nan == nil:
 		start, end := keySpan(m.pairs[0])
 		fd := rewrite.Finding{Start: start, End: end, Message: nanWhy + " (logging_nan_inf_filter is true by default)"}
 		if e, ok := p.f.addKey("logging_nan_inf_filter", "false"); ok {
-			fd.Fix = &rewrite.Fix{Message: "add logging_nan_inf_filter: false", Edits: []rewrite.Edit{e}}
+			fd.Fix = &rewrite.Fix{Message: "add logging_nan_inf_filter: false", Applicability: add, Edits: []rewrite.Edit{e}}
+			if add == addsUnknown {
+				fd.Fix.Message += unknownParser
+			}
 		}
 		p.report("LTF009", fd)
 	}
@@ -345,7 +357,10 @@ func (p *pass) trainingArguments(add bool) {
 		if repl, _ := m.get(r.repl); repl != nil {
 			fd.Message += fmt.Sprintf("; %s is set too: keep one", r.repl)
 		} else if e, ok := renameKey(old, text, r.repl); ok {
-			fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("%s becomes %s", r.old, r.repl), Edits: []rewrite.Edit{e}}
+			fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("%s becomes %s", r.old, r.repl), Applicability: add, Edits: []rewrite.Edit{e}}
+			if add == addsUnknown {
+				fd.Fix.Message += unknownParser
+			}
 		}
 		p.report("LTF102", fd)
 	}
