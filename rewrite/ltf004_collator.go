@@ -89,9 +89,10 @@ func sftWithoutCollator(p *Pass) bool {
 	return false
 }
 
-// frameworkManagedPad reports, with one warning, padding that a framework
-// sets up itself: unsloth's loader, trl.setup_chat_format. The rule then
-// stays away from the file.
+// frameworkManagedPad reports, once, padding that a framework sets up
+// itself: unsloth's loader (a note, or a warning where the script's own
+// pad = eos line undoes it) and trl.setup_chat_format (after which the rule
+// stays away from the file).
 func frameworkManagedPad(p *Pass) bool {
 	f := p.Facts
 	for _, c := range f.Calls {
@@ -100,9 +101,20 @@ func frameworkManagedPad(p *Pass) bool {
 		}
 		switch {
 		case c.Method == "from_pretrained" && (strings.HasPrefix(c.Qual, "unsloth.") || strings.Contains(c.Dotted, "FastLanguageModel") || strings.Contains(c.Dotted, "FastModel")):
-			p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityWarning,
-				Message: fmt.Sprintf("unsloth's %s sets the tokenizer's pad itself, distinct from eos (a reserved token, or a new one with a resize): a pad = eos line of the script after it undoes that", c.Dotted)})
-			return true
+			fd := Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityInfo,
+				Message: fmt.Sprintf("unsloth's %s sets the tokenizer's pad itself, distinct from eos (a reserved token, or a new one with a resize)", c.Dotted)}
+			for _, a := range f.Assigns {
+				if a.Func != c.Func || a.Node.StartByte() < c.Node.EndByte() || !strings.HasSuffix(a.Text, ".pad_token") && !strings.HasSuffix(a.Text, ".pad_token_id") {
+					continue
+				}
+				if kind, _ := f.classifyPad(a.Value, a.Func, 0); kind == padEOS || kind == padEOSLike {
+					fd.Severity = SeverityWarning
+					fd.Message += fmt.Sprintf(": the script's own pad line (line %d) undoes that", p.Src.Position(start(a.Node)).Line)
+					break
+				}
+			}
+			p.Report(fd)
+			return false
 		case c.Method == "setup_chat_format":
 			p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityWarning,
 				Message: "trl's setup_chat_format adds the ChatML tokens, resizes the embeddings and sets pad = eos = <|im_end|>: a collator that masks labels by pad id then masks the end of every turn (TRL >= 0.17's SFT collator masks by position and keeps it); set a distinct pad after it for other collators"})

@@ -242,7 +242,15 @@ func runDedicatedPadToken(p *Pass) {
 		return
 	}
 	fam := padFamilyOf(load)
-	tok, why := f.trainedTokenizer(load)
+	if (fam == padDynamic || fam == padOther) && strings.Contains(string(text), ".eod_id") {
+		fam = padQwen1 // Qwen-1's tokenizer is the one with eod_id
+	}
+	if packingInFile(f) {
+		return // packed sequences are not padded: the pad never reaches the labels
+	}
+	scope, model := load.Func, load.Target
+	trainAt := trainingStart(f, scope)
+	tok, why := f.trainedTokenizer(load, trainAt)
 	if tok == nil {
 		switch {
 		case why != "" && fileSetsPad(f):
@@ -254,10 +262,8 @@ func runDedicatedPadToken(p *Pass) {
 		}
 		return
 	}
-	scope, model := load.Func, load.Target
 	stmtIn := func(n *sitter.Node) *sitter.Node { return f.statementIn(n, scope) }
 	peft := peftPoint(f, scope)
-	trainAt := trainingStart(f, scope)
 
 	// Every pad setting of this tokenizer that runs before training.
 	var pads []*padStmt
@@ -363,13 +369,7 @@ func runDedicatedPadToken(p *Pass) {
 	// Where the new lines go: after the tokenizer, the model and every pad
 	// line that stays, before training.
 	anchor := stmtIn(load.Stmt)
-	if anchor != nil && !anchor.Equal(load.Stmt) && !bindsOnEveryPath(anchor, model, text) {
-		anchor = nil
-	}
 	tokTop := stmtIn(tok.Stmt)
-	if tokTop != nil && !tokTop.Equal(tok.Stmt) && !bindsOnEveryPath(tokTop, tok.Name, text) {
-		anchor = nil
-	}
 	later := func(n *sitter.Node) {
 		if anchor != nil && n != nil && n.StartByte() > anchor.StartByte() {
 			anchor = n
@@ -445,11 +445,16 @@ func runDedicatedPadToken(p *Pass) {
 		}
 	}
 	if plan.lines == nil {
-		report(SeverityWarning, msg, nil)
+		// No fix (Qwen base, Qwen-1): worth a warning only where a collator
+		// is seen to mask by id (Qwen-1's own scripts mask with their own
+		// ignore id).
+		if coll.kind == collatorByID {
+			report(SeverityWarning, msg, nil)
+		}
 		return
 	}
 	if anchor == nil {
-		report(sev, msg+"; the tokenizer or the model is bound only on some paths: set the pad by hand where both exist", nil)
+		report(sev, msg+" (no place found after both the tokenizer and the model exist)", nil)
 		return
 	}
 	var moved []Edit
@@ -476,6 +481,22 @@ func runDedicatedPadToken(p *Pass) {
 				(!plan.resize || peft == nil || b.stmt.StartByte() < peft.StartByte()) {
 				inPlace = b.stmt
 			}
+		}
+	}
+	// The binding guard: what the lines read is bound on every path to
+	// where they run (the model, and the tokenizer unless moved there).
+	where := inPlace
+	if where == nil {
+		where = nextStatement(anchor)
+	}
+	reads := []string{model}
+	if len(moved) == 0 {
+		reads = append(reads, tok.Name)
+	}
+	for _, name := range reads {
+		if r := f.ReachingBefore(name, orNode(where, anchor)); where == nil || r.MaybeUnbound || len(r.Defs) == 0 {
+			report(sev, msg+fmt.Sprintf("; %s is bound only on some paths to where the pad would go: set the pad by hand where the tokenizer and the model both exist", name), nil)
+			return
 		}
 	}
 	var edits []Edit
@@ -537,6 +558,9 @@ type padFix struct {
 
 func padPlan(fam padFamily, load *Load, tok, model string) padFix {
 	id := load.ModelID
+	if !load.IDKnown {
+		id = "this model"
+	}
 	const hides = "pad = eos masks every EOS, so the model never learns to stop"
 	switch fam {
 	case padLlama31:
@@ -563,7 +587,7 @@ func padPlan(fam padFamily, load *Load, tok, model string) padFix {
 			lines: []string{`# loratune-fix LTF004: Qwen's own pad; eos (<|im_end|>) as pad hides the end of every turn`,
 				fmt.Sprintf("%s.pad_token = %q", tok, "<|endoftext|>")}}
 	case padQwen1:
-		return padFix{why: fmt.Sprintf("%s (Qwen-1, remote code): pad = eod masks the end of every document, so the model never learns to stop; set tokenizer.pad_token_id to an unused special token such as <|extra_0|> (no resize)", id)}
+		return padFix{why: fmt.Sprintf("%s has Qwen-1's tokenizer (eod_id, remote code): pad = eod masks the end of every document, so the model never learns to stop; set tokenizer.pad_token_id to an unused special token such as <|extra_0|> (no resize)", id)}
 	case padGemma:
 		return padFix{why: fmt.Sprintf("%s: %s; Gemma's own <pad> (id 0) is distinct (no resize)", id, hides),
 			title: "restore Gemma's own pad and set model.config.pad_token_id",
@@ -726,6 +750,23 @@ func trainingStart(f *Facts, fn *Func) *sitter.Node {
 		}
 	}
 	return nil
+}
+
+// nextStatement is the statement after stmt in its block (comments
+// skipped), or nil.
+func nextStatement(stmt *sitter.Node) *sitter.Node {
+	n := stmt.NextNamedSibling()
+	for n != nil && n.Type() == "comment" {
+		n = n.NextNamedSibling()
+	}
+	return n
+}
+
+func orNode(a, b *sitter.Node) *sitter.Node {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // indentOf is the indentation of the line stmt starts on.

@@ -72,8 +72,8 @@ func walkNodes(n *sitter.Node, visit func(*sitter.Node) bool) {
 	if n == nil || !visit(n) {
 		return
 	}
-	for _, ch := range namedChildren(n) {
-		walkNodes(ch, visit)
+	for _, c := range namedChildren(n) {
+		walkNodes(c, visit)
 	}
 }
 
@@ -93,78 +93,53 @@ func modelIDArg(call *sitter.Node, text []byte) *sitter.Node {
 	return nil
 }
 
-// trainedTokenizer finds the tokenizer that belongs to the trained load:
-// created in the load's scope or at module level (directly, or by a
-// factory function of the file), from the same model id. A tokenizer of
-// another model (a different literal id, or named for an embedding,
-// reward or reference model) is never taken. reason says why none was
-// chosen when several were possible.
-func (f *Facts) trainedTokenizer(load *Load) (*padTokenizer, string) {
+// trainedTokenizer is the tokenizer that belongs to the trained load:
+// TokenizerFor's answer (the one handed to the trainer with the model,
+// else one of the same model id, else the only one beside it), unless it
+// is created once training has started (at or after before: a reload for
+// generation). Failing that, a tokenizer built by a factory function of the
+// file (tokenizer = load_tokenizer(...)), created before training in the
+// load's scope or at module level. reason says why none was chosen where
+// several were possible.
+func (f *Facts) trainedTokenizer(load *Load, before *sitter.Node) (*padTokenizer, string) {
 	text := f.Src.Text
+	late := func(n *sitter.Node) bool {
+		return before != nil && f.scopeOf(n) == load.Func && n.StartByte() >= before.StartByte()
+	}
+	a, why := f.TokenizerFor(load)
+	if a != nil && !late(a.Node) && !strings.ContainsAny(a.Text, "[(") {
+		if stmt := Statement(a.Node); stmt != nil && stmt.Type() == "expression_statement" {
+			return &padTokenizer{Name: a.Text, Stmt: stmt, Call: a.Value}, ""
+		}
+	}
 	factories := f.tokenizerFactories()
-	var cands []*padTokenizer
+	var found *padTokenizer
 	for _, a := range f.Assigns {
-		if a.Func != load.Func && a.Func != f.module || strings.ContainsAny(a.Text, "[(") {
+		if a.Func != load.Func && a.Func != f.module || a.Value.Type() != "call" || late(a.Node) || strings.ContainsAny(a.Text, "[(") {
 			continue
 		}
-		// The statement (a climb of Parent() calls, each a walk from the
-		// root) only for an assignment that is a candidate.
-		wholeStatement := func() *sitter.Node {
-			if stmt := Statement(a.Node); stmt != nil && stmt.Type() == "expression_statement" {
-				return stmt
-			}
-			return nil
-		}
-		if isTokenizerLoad(a.Value, text) {
-			if stmt := wholeStatement(); stmt != nil {
-				cands = append(cands, &padTokenizer{Name: a.Text, Stmt: stmt, Call: a.Value})
-			}
+		fac, ok := factories[dottedName(a.Value.ChildByFieldName("function"), text)]
+		if !ok || fac.Factory == a.Func || tokenizerAuxName.MatchString(a.Text) {
 			continue
 		}
-		if a.Value.Type() == "call" {
-			callee := dottedName(a.Value.ChildByFieldName("function"), text)
-			if fac, ok := factories[callee]; ok && fac.Factory != a.Func {
-				if stmt := wholeStatement(); stmt != nil {
-					fac.Name, fac.Stmt = a.Text, stmt
-					cands = append(cands, &fac)
-				}
-			}
-		}
-	}
-	// A tokenizer of another model (its literal id differs from the load's,
-	// or its name says so) is left out; one of the model's own id wins.
-	var mine []*padTokenizer
-	var same *padTokenizer
-	for _, t := range cands {
-		if tokenizerAuxName.MatchString(t.Name) {
+		// The statement (a climb of Parent() calls) only for a candidate.
+		stmt := Statement(a.Node)
+		if stmt == nil || stmt.Type() != "expression_statement" {
 			continue
 		}
-		if t.Factory == nil {
-			arg := modelIDArg(t.Call, text)
-			id, known := f.ValueOf(arg)
-			if known && load.IDKnown && id != load.ModelID {
-				continue
-			}
-			if arg != nil && (known && load.IDKnown || compact(arg.Content(text)) == compact(loadIDText(load, text))) {
-				same = t
-			}
+		if found != nil && found.Name != a.Text {
+			return nil, "several tokenizers are built here and none is loaded from the trained model's id"
 		}
-		mine = append(mine, t)
+		fac.Name, fac.Stmt = a.Text, stmt
+		found = &fac
 	}
-	if same != nil {
-		return same, ""
+	if found != nil {
+		return found, ""
 	}
-	names := map[string]bool{}
-	for _, t := range mine {
-		names[t.Name] = true
+	if strings.HasPrefix(why, "several") {
+		return nil, why
 	}
-	switch len(names) {
-	case 0:
-		return nil, ""
-	case 1:
-		return mine[len(mine)-1], ""
-	}
-	return nil, "several tokenizers are created and none is loaded from the trained model's id"
+	return nil, ""
 }
 
 // loadIDText is the model id argument of the load as written, or "".
@@ -173,96 +148,4 @@ func loadIDText(load *Load, text []byte) string {
 		return arg.Content(text)
 	}
 	return ""
-}
-
-// bindsOnEveryPath reports whether statement stmt, once it completes
-// normally, has bound name on every path through it: an assignment to the
-// name, or an if/elif/else, try or with whose every branch binds it (a
-// branch that returns or raises does not complete, so it counts).
-func bindsOnEveryPath(stmt *sitter.Node, name string, text []byte) bool {
-	switch stmt.Type() {
-	case "expression_statement":
-		for _, c := range namedChildren(stmt) {
-			for c != nil && c.Type() == "assignment" {
-				if l := c.ChildByFieldName("left"); l != nil && targetBinds(l, name, text) {
-					return true
-				}
-				c = c.ChildByFieldName("right")
-			}
-		}
-		return false
-	case "return_statement", "raise_statement":
-		return true
-	case "if_statement":
-		// Without an else, the path where no condition holds binds nothing.
-		if !blockBinds(stmt.ChildByFieldName("consequence"), name, text) {
-			return false
-		}
-		hasElse := false
-		for _, c := range namedChildren(stmt) {
-			switch c.Type() {
-			case "elif_clause":
-				if !blockBinds(c.ChildByFieldName("consequence"), name, text) {
-					return false
-				}
-			case "else_clause":
-				hasElse = true
-				if !blockBinds(c.ChildByFieldName("body"), name, text) {
-					return false
-				}
-			}
-		}
-		return hasElse
-	case "with_statement":
-		return blockBinds(stmt.ChildByFieldName("body"), name, text)
-	case "try_statement":
-		if !blockBinds(stmt.ChildByFieldName("body"), name, text) {
-			return false
-		}
-		for _, c := range namedChildren(stmt) {
-			if c.Type() == "except_clause" {
-				var body *sitter.Node
-				for _, cc := range namedChildren(c) {
-					if cc.Type() == "block" {
-						body = cc
-					}
-				}
-				if !blockBinds(body, name, text) {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	return false
-}
-
-func targetBinds(l *sitter.Node, name string, text []byte) bool {
-	switch l.Type() {
-	case "pattern_list", "tuple_pattern", "list_pattern":
-		for _, ch := range namedChildren(l) {
-			if targetBinds(ch, name, text) {
-				return true
-			}
-		}
-		return false
-	}
-	return compact(l.Content(text)) == name
-}
-
-// blockBinds: some statement of block binds name on every path, and no
-// earlier statement of it deletes the name.
-func blockBinds(block *sitter.Node, name string, text []byte) bool {
-	if block == nil {
-		return false
-	}
-	for _, s := range namedChildren(block) {
-		if s.Type() == "delete_statement" && containsWord([]byte(s.Content(text)), name) {
-			return false
-		}
-		if bindsOnEveryPath(s, name, text) {
-			return true
-		}
-	}
-	return false
 }

@@ -113,11 +113,12 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 	return nil, false
 }
 
-// packingInFile reports an SFTConfig with packing=True or padding_free=True.
+// packingInFile reports an SFTConfig (or, in TRL's older keyword form, an
+// SFTTrainer) with packing=True or padding_free=True.
 func packingInFile(f *Facts) bool {
 	text := f.Src.Text
 	for _, c := range f.Calls {
-		if !isTrainingArgsClass(c.Method) {
+		if !isTrainingArgsClass(c.Method) && !isTRLTrainer(c.Method) {
 			continue
 		}
 		for _, k := range []string{"packing", "padding_free"} {
