@@ -3,6 +3,7 @@ package rewrite
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -136,4 +137,262 @@ func (f *Facts) dtypeKeyword(tv Version) string {
 		return "dtype"
 	}
 	return "torch_dtype"
+}
+
+// amp names the mixed precision the file trains under, as written:
+// "TrainingArguments(bf16=True)", "SFTConfig's default bf16",
+// "torch.autocast", "Accelerator(mixed_precision=...)"; "" when none is
+// seen (none, or one decided at run time: bf16=args.bf16). fp32 masters
+// keep bf16/fp16 compute only under it, and flash attention needs it
+// (DOMAIN.md §8, §11).
+func (f *Facts) amp() string {
+	text := f.Src.Text
+	for _, c := range f.Calls {
+		switch {
+		case isTrainingArgsClass(c.Method):
+			for _, k := range []string{"bf16", "fp16"} {
+				if v := KeywordValue(c.Args, k, text); v != nil && v.Content(text) == "True" {
+					return fmt.Sprintf("%s(%s=True)", c.Method, k)
+				}
+			}
+			// SFTConfig turns bf16 on unless told otherwise.
+			if c.Method == "SFTConfig" && KeywordValue(c.Args, "bf16", text) == nil && KeywordValue(c.Args, "fp16", text) == nil && !HasSplat(c.Args) {
+				return "SFTConfig's default bf16"
+			}
+		case c.Method == "autocast":
+			return c.Dotted
+		case c.Method == "Accelerator":
+			if s, ok := StringValue(KeywordValue(c.Args, "mixed_precision", text), text); ok && (s == "bf16" || s == "fp16") {
+				return fmt.Sprintf("Accelerator(mixed_precision=%q)", s)
+			}
+		}
+	}
+	return ""
+}
+
+// Model sizes (DOMAIN.md §1: fp32 masters are 4 bytes a parameter).
+
+var (
+	// sizeInID: "-8B", "_70b", "-0.5B", "/7b1" (bloom-7b1: 7.1B),
+	// "-135M", between separators; "A3B" (active parameters) is not.
+	sizeInID = regexp.MustCompile(`(?i)(?:^|[-_/.])(\d+(?:\.\d+)?)([bm])(\d)?(?:$|[-_/.])`)
+	// moeInID: "8x7B", "8x22B" (experts x size).
+	moeInID = regexp.MustCompile(`(?i)(?:^|[-_/.])(\d+)x(\d+(?:\.\d+)?)b(?:$|[-_/.])`)
+)
+
+// moeSizes are the total parameters of mixtures whose experts share
+// layers (Mixtral-8x7B is 46.7B, not 56B), in billions.
+var moeSizes = map[string]float64{"8x7": 46.7, "8x22": 141}
+
+// sizeByName are ids that name no size, in billions.
+var sizeByName = map[string]float64{"gpt2": 0.124, "gpt2-medium": 0.355, "gpt2-large": 0.774, "gpt2-xl": 1.5, "phi-2": 2.7, "phi-1_5": 1.4}
+
+// modelParams reads a model's size in billions of parameters from its id
+// (meta-llama/Llama-3.1-70B: 70; mistralai/Mixtral-8x7B-v0.1: 46.7).
+func modelParams(id string) (float64, bool) {
+	name := strings.ToLower(id[strings.LastIndexByte(id, '/')+1:])
+	if b, ok := sizeByName[name]; ok {
+		return b, true
+	}
+	if m := moeInID.FindStringSubmatch(name); m != nil {
+		if b, ok := moeSizes[m[1]+"x"+m[2]]; ok {
+			return b, true
+		}
+		n, _ := strconv.ParseFloat(m[1], 64)
+		s, _ := strconv.ParseFloat(m[2], 64)
+		return n * s, true // an upper bound: experts may share layers
+	}
+	m := sizeInID.FindStringSubmatch(name)
+	if m == nil {
+		return 0, false
+	}
+	num := m[1]
+	if m[3] != "" && !strings.Contains(num, ".") {
+		num += "." + m[3] // 7b1
+	}
+	b, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, false
+	}
+	if strings.EqualFold(m[2], "m") {
+		b /= 1000
+	}
+	return b, true
+}
+
+// tooBigForOneGPU is the size from which fp32 masters (4 bytes a
+// parameter, before activations and optimizer state) outgrow one 80 GB
+// GPU.
+const tooBigForOneGPU = 20
+
+// sizeOf is the size a model id names, with a label for messages
+// ("meta-llama/Llama-3.1-70B, ~70B parameters"), or ok=false.
+func sizeOf(id string, known bool) (billions float64, label string, ok bool) {
+	if !known {
+		return 0, "", false
+	}
+	b, ok := modelParams(id)
+	if !ok {
+		return 0, "", false
+	}
+	return b, fmt.Sprintf("%s (~%sB parameters)", id, strconv.FormatFloat(b, 'g', 3, 64)), true
+}
+
+// fp32CostOf is the cost of fp32 masters for a model id: the named
+// model's weights where the id tells the size, else the 8B example.
+func fp32CostOf(id string, known bool) string {
+	if b, label, ok := sizeOf(id, known); ok {
+		return fmt.Sprintf("costs 4 bytes a parameter: ~%s GB of fp32 weights for %s (measured peak 1.6-2.3x the bf16 run, 11-17%% slower)", strconv.FormatFloat(4*b, 'f', -1, 64), label)
+	}
+	return fp32Cost
+}
+
+// shardingMap is the sharding value ("auto", "balanced", ...) a load's
+// device_map holds, or "".
+func shardingMap(f *Facts, l *Load) string {
+	vals, _ := f.StringValues(l.Arg("device_map", f.Src.Text))
+	for _, s := range vals {
+		if shardingMaps[s] {
+			return s
+		}
+	}
+	return ""
+}
+
+// modelParallel reports the old naive model-parallel hack
+// (model.is_parallelizable = True; model.model_parallel = True): "auto"
+// then shards on purpose.
+func (f *Facts) modelParallel() bool {
+	text := f.Src.Text
+	for _, a := range f.Assigns {
+		if (strings.HasSuffix(a.Text, ".model_parallel") || strings.HasSuffix(a.Text, ".is_parallelizable")) && a.Value.Content(text) == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// severalGPUs reports CUDA_VISIBLE_DEVICES set in the file to more than
+// one device ("0,1,2,3").
+func (f *Facts) severalGPUs() bool {
+	text := f.Src.Text
+	for _, a := range f.Assigns {
+		if !strings.Contains(a.Text, "CUDA_VISIBLE_DEVICES") {
+			continue
+		}
+		if s, ok := StringValue(a.Value, text); ok && strings.Contains(s, ",") {
+			return true
+		}
+	}
+	return false
+}
+
+// shardsOnPurpose says why a load's sharding device_map is deliberate
+// (DOMAIN.md §3), or "": max_memory=, offload_folder=, the model-parallel
+// hack, several GPUs made visible, or a model whose fp32 masters outgrow
+// one GPU.
+func (f *Facts) shardsOnPurpose(l *Load) string {
+	text := f.Src.Text
+	switch {
+	case l.Arg("max_memory", text) != nil:
+		return "max_memory= spreads it over devices on purpose"
+	case l.Arg("offload_folder", text) != nil:
+		return "offload_folder= offloads part of it on purpose"
+	case f.modelParallel():
+		return "model_parallel = True shards it on purpose"
+	case f.severalGPUs():
+		return "CUDA_VISIBLE_DEVICES names several GPUs to shard it over"
+	}
+	return tooBig(l)
+}
+
+// tooBig says why a load's model outgrows one GPU in fp32, or "".
+func tooBig(l *Load) string {
+	if b, label, ok := sizeOf(l.ModelID, l.IDKnown); ok && b >= tooBigForOneGPU {
+		return fmt.Sprintf("%s needs ~%s GB for its fp32 weights alone, more than one 80 GB GPU holds", label, strconv.FormatFloat(4*b, 'f', -1, 64))
+	}
+	return ""
+}
+
+// placer names what moves a load's model onto its device after the load,
+// as written in the file: a trainer ("SFTTrainer"), accelerator.prepare,
+// deepspeed.initialize, fabric.setup, or .to(...)/.cuda() on the model, on
+// its adapter, or chained on either call; "" when nothing does (a plain
+// loop would then train wherever the load left it).
+func (f *Facts) placer(l *Load) string {
+	text := f.Src.Text
+	models, accelerators := map[string]bool{}, map[string]bool{}
+	if l.Target != "" {
+		models[l.Target] = true
+	}
+	for _, a := range f.Assigns {
+		if a.Value.Type() != "call" {
+			continue
+		}
+		switch callee := lastName(dottedName(a.Value.ChildByFieldName("function"), text)); {
+		case adapterCalls[callee]:
+			models[a.Text] = true
+		case strings.HasSuffix(callee, "Accelerator"):
+			accelerators[a.Text] = true
+		}
+	}
+	// onModel: the call's object is the model's variable, or the load or
+	// an adapter call it is chained on.
+	onModel := func(c *Call) (string, bool) {
+		if models[c.Object()] {
+			return c.Object(), true
+		}
+		fn := c.Node.ChildByFieldName("function")
+		obj := fn.ChildByFieldName("object")
+		if fn.Type() != "attribute" || obj == nil || obj.Type() != "call" {
+			return "", false
+		}
+		if obj.Equal(l.Node) {
+			return "", true
+		}
+		inner := obj.ChildByFieldName("function")
+		if inner == nil || !adapterCalls[lastName(dottedName(inner, text))] {
+			return "", false
+		}
+		// get_peft_model(<the load or its variable>, ...).to(device)
+		args := realArgs(obj.ChildByFieldName("arguments"))
+		return "", within(l.Node, obj) || len(args) > 0 && models[compact(args[0].Content(text))]
+	}
+	for _, c := range f.Calls {
+		obj := c.Object()
+		switch {
+		case c.IsTrainerCall():
+			return c.Method // its model= is placed by it (flow11a's flow decides which)
+		case c.Method == "prepare" && (accelerators[obj] || strings.Contains(strings.ToLower(obj), "accelerator")),
+			c.Method == "setup" && strings.Contains(strings.ToLower(obj), "fabric"),
+			c.Method == "initialize" && strings.HasSuffix(obj, "deepspeed"):
+			return c.Dotted
+		case c.Method == "cuda" || c.Method == "to":
+			who, ok := onModel(c)
+			if !ok {
+				continue
+			}
+			if args := realArgs(c.Args); c.Method == "cuda" {
+				return who + ".cuda" + c.Args.Content(text)
+			} else if len(args) == 1 && lowPrecision(f, args[0]) == "" {
+				return who + ".to(" + args[0].Content(text) + ")"
+			}
+		}
+	}
+	return ""
+}
+
+// lastName is the last part of a dotted name.
+func lastName(dotted string) string { return dotted[strings.LastIndexByte(dotted, '.')+1:] }
+
+// trainerName is the class of the file's first trainer call
+// ("SFTTrainer"), or "" in a file without one, for messages that name
+// the script's own trainer.
+func (f *Facts) trainerName() string {
+	for _, c := range f.Calls {
+		if c.IsTrainerCall() {
+			return c.Method
+		}
+	}
+	return ""
 }

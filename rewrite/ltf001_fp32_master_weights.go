@@ -44,8 +44,18 @@ edit. Loads that only serve inference or
 evaluation. A dtype computed at run time (a variable, getattr(torch, ...)):
 a warning, no edit.
 
+A load with flash_attention_2/3 (or use_flash_attention_2=True) where the
+file shows no mixed precision (bf16=True/fp16=True in the training
+arguments, SFTConfig's default bf16, torch.autocast): flash runs in half
+precision only, so the dtype stays, with a warning. A model of 20B
+parameters or more (read from the model id), or a load that shards on
+purpose (max_memory=, offload_folder=, several GPUs): the fix is unsafe,
+with a warning that says why.
+
 ## Cost
-4 bytes a parameter: an 8B model's weights alone take about 32 GB. On an
+4 bytes a parameter: an 8B model's weights alone take about 32 GB; the
+message quotes the figure of the model the file names, where its id tells
+the size (Llama-3.1-70B: ~280 GB). On an
 H200 (8B shape, batch 8, sequence 512) fp32 masters with eager attention
 peaked at 91.5 GiB against 51.8 GiB for the bf16 original, 8,789 against
 10,628 tokens/s; in general 1.6-2.3x the memory and 11-17% slower. It buys
@@ -102,6 +112,13 @@ func runFP32MasterWeights(p *Pass) {
 			}
 			continue
 		}
+		if flash := f.flashLoad(l); flash != "" && f.amp() == "" {
+			if v == nil || lowPrecision(f, v) != "float32" {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+					Message: fmt.Sprintf("the load uses %s, which runs in fp16/bf16 only: float32 masters need training under autocast (bf16=True or fp16=True in the training arguments, or torch.autocast), which this file does not show; dtype left as it is", flash)})
+			}
+			continue
+		}
 		if v == nil {
 			missingDtype(p, l)
 		} else {
@@ -129,10 +146,10 @@ func missingDtype(p *Pass, l *Load) {
 	name, imp := f.torchName("float32")
 	add := listAddition(p.Src, l.Args, kw+"="+name)
 	fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-		Message: fmt.Sprintf("training load without a dtype loads the checkpoint's dtype (bf16 for Llama-3) under transformers >= 5 (assumed: %s); load float32 masters, bf16 compute stays through autocast; %s",
-			tv.Describe("transformers"), fp32Cost)}
+		Message: fmt.Sprintf("training load without a dtype loads the checkpoint's dtype (bf16 for Llama-3) under transformers >= 5 (assumed: %s); load float32 masters, %s; %s",
+			tv.Describe("transformers"), computeNote(f), fp32CostOf(l.ModelID, l.IDKnown))}
 	fd.Fix = addingFix(fmt.Sprintf("add %s=%s", kw, name), add, imp...)
-	p.Report(fd)
+	reportFP32(p, l, fd)
 }
 
 // lowDtype turns a bf16/fp16/"auto" dtype into float32. A dtype held in a
@@ -166,7 +183,7 @@ func lowDtype(p *Pass, l *Load, kw string, v *sitter.Node) {
 	}
 	name, imp := f.torchName("float32")
 	what := v.Content(text)
-	msg := "%s=%s on a training load makes bf16=True/fp16=True training pure low precision (params, grads and optimizer state); load float32 masters, compute stays bf16 through autocast; %s"
+	msg := "%s=%s on a training load makes bf16=True/fp16=True training pure low precision (params, grads and optimizer state); load float32 masters, %s; %s"
 	switch {
 	case low[0].Equal(v):
 	case v.Type() == "identifier" || v.Type() == "attribute":
@@ -174,10 +191,44 @@ func lowDtype(p *Pass, l *Load, kw string, v *sitter.Node) {
 	default:
 		// A conditional on the hardware written in the call: float32 on
 		// every branch is float32.
-		msg = "%s=%s on a training load: the condition is a check of the GPU, not the user's choice, and its low-precision branch makes training pure low precision (params, grads and optimizer state); load float32 masters, compute stays bf16 through autocast; %s"
+		msg = "%s=%s on a training load: the condition is a check of the GPU, not the user's choice, and its low-precision branch makes training pure low precision (params, grads and optimizer state); load float32 masters, %s; %s"
 	}
-	p.Report(Finding{Start: start(v), End: end(v), Message: fmt.Sprintf(msg, kw, what, fp32Cost),
+	reportFP32(p, l, Finding{Start: start(v), End: end(v), Message: fmt.Sprintf(msg, kw, what, computeNote(f), fp32CostOf(l.ModelID, l.IDKnown)),
 		Fix: &Fix{Message: fmt.Sprintf("load float32 masters: %s=%s", kw, name), Edits: append([]Edit{{Start: start(v), End: end(v), NewText: name}}, imp...)}})
+}
+
+// computeNote says what compute becomes with fp32 masters: bf16/fp16
+// through the file's own mixed precision, or float32 where the file shows
+// none.
+func computeNote(f *Facts) string {
+	if amp := f.amp(); amp != "" {
+		kind := "half precision" // torch.autocast's dtype is not read
+		switch {
+		case strings.Contains(amp, "bf16"):
+			kind = "bf16"
+		case strings.Contains(amp, "fp16"):
+			kind = "fp16"
+		}
+		return "compute stays " + kind + " through " + amp
+	}
+	return "and with no mixed precision in this file (bf16=True or fp16=True in the training arguments, or torch.autocast) compute runs in float32 too"
+}
+
+// reportFP32 reports an fp32-masters fix, unsafe where the masters cannot
+// fit one GPU or the load shards on purpose (DOMAIN.md §3): there the plan
+// needs a look first.
+func reportFP32(p *Pass, l *Load, fd Finding) {
+	why := tooBig(l)
+	if why == "" && shardingMap(p.Facts, l) != "" {
+		why = p.Facts.shardsOnPurpose(l)
+	}
+	if why != "" && fd.Fix != nil {
+		fd.Severity = SeverityWarning
+		fd.Message += "; but " + why + ": fp32 masters need a plan for that (FSDP, DeepSpeed, or QLoRA)"
+		fd.Fix.Applicability = Unsafe
+		fd.Fix.Message += " (unsafe: " + why + ")"
+	}
+	p.Report(fd)
 }
 
 // castMethods cast a whole model: after an fp32 load they undo it.
@@ -277,7 +328,7 @@ func trlDtype(p *Pass, t *trlLoad) {
 		return // TRL >= 0.27 loads float32 when no dtype is given
 	}
 	msg := fmt.Sprintf("TRL loads %s itself in %s; pass float32 masters in model_init_kwargs (compute stays bf16 through SFTConfig's autocast); %s (assumed: %s)",
-		t.modelID, map[bool]string{true: "the dtype given", false: "the checkpoint's dtype (bf16 for Llama-3) when none is given before TRL 0.27"}[v != nil], fp32Cost, p.Versions.TRL.Describe("trl"))
+		t.modelID, map[bool]string{true: "the dtype given", false: "the checkpoint's dtype (bf16 for Llama-3) when none is given before TRL 0.27"}[v != nil], fp32CostOf(t.modelID, true), p.Versions.TRL.Describe("trl"))
 	fd := Finding{Start: where, End: where, Message: msg}
 	if t.jsonString {
 		fd.Severity = SeverityWarning

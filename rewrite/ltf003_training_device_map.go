@@ -2,7 +2,6 @@ package rewrite
 
 import (
 	"fmt"
-	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -17,7 +16,10 @@ var trainingDeviceMap = &Rule{
 	TrainingOnly: true,
 	Doc: `## What it does
 Rewrites device_map="auto" (and "balanced", "balanced_low_0", "sequential")
-on a training load to device_map=None; the Trainer then places the model.
+on a training load to device_map=None where something downstream places
+the model (a trainer, accelerator.prepare, model.to(...) or .cuda()); in a
+plain loop where nothing does, to device_map={"": 0} (one GPU), since None
+would leave the model training on the CPU.
 
 ## Why
 "auto" is accelerate's inference sharding: it spreads layers over every
@@ -31,9 +33,12 @@ becomes
 
 ## When it stays away
 Quantized loads keep their device_map (QLoRA under DDP needs
-{"": local_rank}). Single-device maps ({"": rank}) are kept. "auto" together
-with max_memory= or offload_folder= is deliberate model parallelism: a
-warning, no edit. unsloth's FastLanguageModel.from_pretrained places the
+{"": local_rank}). Single-device maps ({"": rank}) are kept. "auto" that
+shards on purpose (max_memory=, offload_folder=, the model_parallel hack,
+CUDA_VISIBLE_DEVICES naming several GPUs) or a model too big for one GPU
+in fp32 (20B parameters and up, read from the model id: Llama-3.1-70B,
+Mixtral-8x7B): a warning that says why, and the rewrite only as an unsafe
+fix. unsloth's FastLanguageModel.from_pretrained places the
 model itself: a warning, no edit. Inference loads keep "auto".
 
 ## Cost
@@ -46,13 +51,6 @@ var shardingMaps = map[string]bool{"auto": true, "balanced": true, "balanced_low
 
 func runTrainingDeviceMap(p *Pass) {
 	f, text := p.Facts, p.Src.Text
-	// The old naive model-parallel hack: "auto" is then deliberate.
-	modelParallel := false
-	for _, a := range f.Assigns {
-		if (strings.HasSuffix(a.Text, ".model_parallel") || strings.HasSuffix(a.Text, ".is_parallelizable")) && a.Value.Content(text) == "True" {
-			modelParallel = true
-		}
-	}
 	for _, l := range f.ModelLoads() {
 		if l.Use == NotTraining {
 			continue
@@ -86,18 +84,39 @@ func runTrainingDeviceMap(p *Pass) {
 		case l.Undecided():
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 				Message: l.UndecidedMessage(fmt.Sprintf("device_map=%q suits inference only; pass device_map=None for training", s))})
-		case l.Arg("max_memory", text) != nil || l.Arg("offload_folder", text) != nil || modelParallel:
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf("device_map=%q with max_memory/offload_folder or model_parallel shards the model on purpose; training through a sharded model is slow and refused under DDP: check it is meant", s)})
 		default:
-			msg := fmt.Sprintf("device_map=%q shards a model for inference; a training load takes device_map=None and lets the Trainer place it (DDP refuses a sharded model)", s)
-			if lit != v {
-				msg = fmt.Sprintf("%s is %q on the single-process path; ", v.Content(text), s) + msg
-			}
-			p.Report(Finding{Start: start(v), End: end(v), Message: msg,
-				Fix: &Fix{Message: "device_map=None", Edits: []Edit{{Start: start(lit), End: end(lit), NewText: "None"}}}})
+			deviceMapFix(p, l, v, lit, s)
 		}
 	}
+}
+
+// deviceMapFix rewrites a sharding device_map: None where something
+// downstream places the model (a trainer, accelerator.prepare, .to(...)),
+// a single-device map where nothing does (None would train on the CPU);
+// unsafe where the load shards on purpose or the model outgrows one GPU.
+func deviceMapFix(p *Pass, l *Load, v, lit *sitter.Node, s string) {
+	f, text := p.Facts, p.Src.Text
+	model := l.Target
+	if model == "" {
+		model = "the model"
+	}
+	placer := f.placer(l)
+	target, msg := `{"": 0}`, fmt.Sprintf(`device_map=%q shards a model for inference, and nothing in this file moves %s to a GPU later (no trainer, accelerator.prepare or .to(...)): device_map=None would train it on the CPU; load it on one GPU with device_map={"": 0}`, s, model)
+	if placer != "" {
+		target, msg = "None", fmt.Sprintf("device_map=%q shards a model for inference; %s moves %s to its device itself, so load it with device_map=None (DDP refuses a sharded model)", s, placer, model)
+	}
+	fd := Finding{Start: start(v), End: end(v), Message: msg,
+		Fix: &Fix{Message: "device_map=" + target, Edits: []Edit{{Start: start(lit), End: end(lit), NewText: target}}}}
+	if why := f.shardsOnPurpose(l); why != "" {
+		fd.Severity = SeverityWarning
+		fd.Message = fmt.Sprintf("device_map=%q on a training load, but %s; training through a sharded model runs its devices in turn and DDP refuses it: device_map=%s only where one GPU holds the model, else another plan (FSDP, DeepSpeed, or QLoRA per GPU)", s, why, target)
+		fd.Fix.Applicability = Unsafe
+		fd.Fix.Message += " (unsafe: " + why + ")"
+	}
+	if lit != v {
+		fd.Message = fmt.Sprintf("%s is %q on the single-process path; ", v.Content(text), s) + fd.Message
+	}
+	p.Report(fd)
 }
 
 // shardingLiteral finds the sharding literal ("auto") that the device_map

@@ -58,8 +58,12 @@ func runTrainingUseCache(p *Pass) {
 		if l.Target == "" {
 			continue
 		}
+		later := "" // what sets it from 5.0: the script's own trainer, if any
+		if t := f.trainerName(); t != "" {
+			later = fmt.Sprintf("; %s sets it itself from transformers 5.0", t)
+		}
 		fd := Finding{Start: start(l.Node), End: end(l.Args),
-			Message: fmt.Sprintf("the KV cache is for generation: set %s.config.use_cache = False for training (%s; the Trainer sets it itself from 5.0)", l.Target, p.Versions.Transformers.Describe("transformers"))}
+			Message: fmt.Sprintf("the KV cache is for generation: set %s.config.use_cache = False for training (%s%s)", l.Target, p.Versions.Transformers.Describe("transformers"), later)}
 		if anchor := f.statementIn(l.Node, l.Func); anchor != nil {
 			if e, ok := insertAfter(p.Src, anchor, []string{l.Target + ".config.use_cache = False"}); ok {
 				fd.Fix = &Fix{Message: "model.config.use_cache = False", Edits: []Edit{e}}

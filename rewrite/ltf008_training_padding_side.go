@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"fmt"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -33,7 +34,12 @@ becomes
 comment bytes stay)
 
 ## When it stays away
-Generation and evaluation code keep left padding, which generate() needs.
+Generation and evaluation code keep left padding, which batched generate()
+needs (with flash attention, right padding there raises): a padding side
+set in a function that calls generate, one set after trainer.train() (it
+restores the setting for generation), and a tokenizer that also drives
+generation (an online trainer such as GRPOTrainer, or batches padded for
+generate()) are left as they are, with a note.
 
 ## Cost
 None.`,
@@ -46,23 +52,36 @@ func runTrainingPaddingSide(p *Pass) {
 		if !strings.HasSuffix(a.Text, ".padding_side") || f.TrainingUse(a.Func) != Training {
 			continue
 		}
-		reportLeft(p, a.Value, text)
+		reportLeft(p, a.Value, a.Func, strings.TrimSuffix(a.Text, ".padding_side"))
 	}
 	for _, c := range f.Calls {
 		if c.Method != "from_pretrained" || !strings.Contains(c.Qual, "Tokenizer") || f.TrainingUse(c.Func) != Training {
 			continue
 		}
 		if v := KeywordValue(c.Args, "padding_side", text); v != nil {
-			reportLeft(p, v, text)
+			reportLeft(p, v, c.Func, assignedTo(c.Node, text))
 		}
 	}
 }
 
-func reportLeft(p *Pass, v *sitter.Node, text []byte) {
+// reportLeft reports padding_side "left" set on tokenizer tok (its name, or
+// "") in scope fn: a fix, or a note where the left side serves generation.
+func reportLeft(p *Pass, v *sitter.Node, fn *Func, tok string) {
+	text := p.Src.Text
 	if s, ok := StringValue(v, text); !ok || s != "left" {
 		return
 	}
 	st, en := start(v), end(v)
+	if why, shared := leftForGeneration(p.Facts, v, fn, tok); why != "" {
+		fd := Finding{Start: st, End: en, Severity: SeverityInfo,
+			Message: `padding_side="left" left as it is: ` + why + ` (batched generation needs left padding)`}
+		if shared {
+			fd.Severity = SeverityWarning
+			fd.Message += `; the same tokenizer pads the training batches: set "right" before training and "left" just before generate()`
+		}
+		p.Report(fd)
+		return
+	}
 	edits := []Edit{{Start: st + 1, End: en - 1, NewText: "right"}}
 	if e, ok := staleLeftPaddingComment(p.Src, en); ok {
 		edits = append(edits, e)
@@ -100,4 +119,62 @@ func staleLeftPaddingComment(src *Source, at int) (Edit, bool) {
 		return Edit{Start: from, End: to, NewText: "right padding for training; left is for batched inference"}, true
 	}
 	return Edit{}, false
+}
+
+// onlineTrainers generate completions during training with the
+// tokenizer they are given (GRPO, PPO and the online preference trainers).
+var onlineTrainers = []string{"GRPO", "PPO", "OnlineDPO", "RLOO", "XPO", "NashMD"}
+
+// leftForGeneration says why a left padding side set at v serves
+// generation (DOMAIN.md §11: right padding must not reach batched
+// generate), or "": it sits in a function that calls generate, after
+// training in its scope (restoring the setting), or on a tokenizer that an
+// online trainer or a batched generate also uses. shared: the tokenizer
+// pads training batches too (the batched generate case).
+func leftForGeneration(f *Facts, v *sitter.Node, fn *Func, tok string) (why string, shared bool) {
+	text := f.Src.Text
+	generates := func(fn *Func) bool {
+		for _, c := range f.Calls {
+			if c.Func == fn && c.Method == "generate" {
+				return true
+			}
+		}
+		return false
+	}
+	if fn.Node != nil && generates(fn) {
+		return fmt.Sprintf("%s() calls generate", fn.Name), false
+	}
+	for _, c := range f.Calls {
+		if c.Func == fn && c.Method == "train" && c.Args.NamedChildCount() == 0 && strings.Contains(strings.ToLower(c.Object()), "trainer") && c.Node.EndByte() <= v.StartByte() {
+			return fmt.Sprintf("it comes after %s, where it restores the setting for generation", c.Node.Content(text)), false
+		}
+	}
+	for _, c := range f.Calls {
+		kind, ok := strings.CutSuffix(c.Method, "Trainer")
+		if !ok {
+			continue
+		}
+		for _, k := range onlineTrainers {
+			if strings.HasSuffix(kind, k) {
+				return fmt.Sprintf("%s generates completions during training with the tokenizer it is given", c.Method), false
+			}
+		}
+	}
+	if tok == "" {
+		return "", false
+	}
+	for _, c := range f.Calls {
+		if (c.Dotted == tok || c.Dotted == tok+".batch_encode_plus") && Keyword(c.Args, "padding", text) != nil && generates(c.Func) {
+			return fmt.Sprintf("%s also pads the batches of generate() in %s", tok, scopeName(c.Func)), true
+		}
+	}
+	return "", false
+}
+
+// scopeName is "name()" for a function, "module-level code" for the module.
+func scopeName(fn *Func) string {
+	if fn.Node == nil {
+		return "module-level code"
+	}
+	return fn.Name + "()"
 }
