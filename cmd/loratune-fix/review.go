@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -139,7 +140,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 
 			switch {
 			case post:
-				if err := postReview(cmd, rv, pr, event); err != nil {
+				if err := postReview(ctx, cmd, rv, pr, event); err != nil {
 					return err
 				}
 			case format == "github-review":
@@ -208,7 +209,7 @@ func readEvent(path string) (*prEvent, error) {
 	return &ev, nil
 }
 
-func postReview(cmd *cobra.Command, rv *review.Review, pr int, event *prEvent) error {
+func postReview(ctx context.Context, cmd *cobra.Command, rv *review.Review, pr int, event *prEvent) error {
 	token := os.Getenv("GITHUB_TOKEN")
 	if token == "" {
 		return errors.New("--post needs GITHUB_TOKEN")
@@ -229,7 +230,7 @@ func postReview(cmd *cobra.Command, rv *review.Review, pr int, event *prEvent) e
 	}
 	client.Log = cmd.ErrOrStderr()
 	p := &review.Poster{GitHub: client, PR: pr}
-	res, err := p.Post(cmdContext(), rv)
+	res, err := p.Post(ctx, rv)
 	if err != nil {
 		return err
 	}
