@@ -114,7 +114,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			rv := &review.Review{CommitID: commit}
 			var annotations []*finding.FileResult
 			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()), toolVersion)
-			errs, total := 0, 0
+			errs, failing := 0, 0
 			runner.Run(ctx, opts, full, func(f *finding.FileResult) {
 				rel := relOf[f.Path]
 				f.Path = rel
@@ -132,7 +132,11 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 				for _, d := range f.Dropped {
 					printLine(stderr, "error", f.Path+": "+d)
 				}
-				total += len(f.Diags)
+				for _, d := range f.Diags {
+					if d.Severity != finding.SeverityInfo {
+						failing++ // info notes never fail, as in check
+					}
+				}
 				sarif.Add(f)
 				annotations = append(annotations, f)
 				rv.Files = append(rv.Files, review.Build(f, files[rel], rf.unsafeFixes))
@@ -163,7 +167,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 					report.GitHub(out, f)
 				}
 			}
-			return runExit(out, errs, failOnFindings && total > 0)
+			return runExit(out, errs, failOnFindings && failing > 0)
 		},
 	}
 	rf.register(cmd, "stdin-filename")
@@ -176,7 +180,7 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 	fs.BoolVar(&post, "post", false, "post the review on GitHub (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL)")
 	fs.IntVar(&pr, "pr", 0, "the pull request's number (default: from the event at GITHUB_EVENT_PATH)")
 	fs.StringVar(&commit, "commit", "", "the commit the review is on (default: the pull request's head from the event, else HEAD with --base)")
-	fs.BoolVar(&failOnFindings, "fail-on-findings", false, "exit 1 when the changed files have findings")
+	fs.BoolVar(&failOnFindings, "fail-on-findings", false, "exit 1 when the changed files have findings (info notes aside)")
 	return cmd
 }
 

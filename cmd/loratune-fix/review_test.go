@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -328,5 +329,17 @@ func TestReviewGitHubAnnotationsAndTheOldFormatFlag(t *testing.T) {
 	old, _, err := runCLI(t, dir, "review", "--base", "main", "--format", "sarif")
 	if err != nil || !strings.Contains(old, `"version": "2.1.0"`) {
 		t.Errorf("--format sarif: %v\n%.200s", err, old)
+	}
+}
+
+// --fail-on-findings fails on errors and warnings, never on info notes.
+func TestReviewFailOnFindingsIgnoresInfo(t *testing.T) {
+	dir := prRepo(t)
+	for sel, want := range map[string]int{"LTF009": exitOK, "LTF003": exitFindings} {
+		out, stderr, err := runCLI(t, dir, "review", "--base", "main", "--select", sel, "--fail-on-findings")
+		code := exitStatus(err, io.Discard)
+		if code != want || !strings.Contains(out, sel) {
+			t.Errorf("--select %s: exit %d, want %d\n%s%s", sel, code, want, out, stderr)
+		}
 	}
 }
