@@ -1,6 +1,9 @@
 package rewrite
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // The scope of edits (issue 11): the training rules fix scripts that
 // train an adapter (LoRA, QLoRA, DoRA). A full fine-tune, or library code
@@ -36,9 +39,14 @@ func (f *Facts) trainsAdapter() bool {
 	return false
 }
 
+// optimizerClass names the optimizers a training script builds itself
+// (torch.optim.AdamW, bitsandbytes' AdamW8bit, AnyPrecisionAdamW, SGD...):
+// the loop that steps them may live in a helper module.
+var optimizerClass = regexp.MustCompile(`^\w*(Adam\w*|SGD|Adafactor|Lion\w*|RMSprop|Adagrad)$`)
+
 // hasTrainingEntry reports a place where the file runs training: a
-// trainer built, a .train() call, a backward pass or an optimizer step
-// anywhere, or a training signal in module-level code (a script that wraps
+// trainer or an optimizer built, a .train() call, a backward pass or an
+// optimizer step anywhere, or a training signal in module-level code (a script that wraps
 // its model with get_peft_model at top level runs it). A file whose only
 // signals are get_peft_model calls inside functions is a library's model
 // builder.
@@ -47,7 +55,7 @@ func (f *Facts) hasTrainingEntry() bool {
 		return true
 	}
 	for _, c := range f.Calls {
-		if c.IsTrainerCall() || c.Method == "backward" ||
+		if c.IsTrainerCall() || c.Method == "backward" || optimizerClass.MatchString(c.Method) ||
 			c.Method == "train" && c.Args.NamedChildCount() == 0 && strings.Contains(c.Dotted, ".") ||
 			c.Method == "step" && strings.Contains(strings.ToLower(c.Dotted), "optim") {
 			return true
@@ -83,7 +91,7 @@ func (f *Facts) notEditedBecause() string {
 		case !f.trainsAdapter() && f.loadsModel():
 			why = "not edited: a full fine-tune (no get_peft_model, peft_config= or trainable adapter), and loratune-fix edits adapter training only"
 		case !f.hasTrainingEntry():
-			why = "not edited: library code (nothing here runs training: no trainer, .train(), backward or optimizer step), whose callers the tool cannot see"
+			why = "not edited: library code (nothing here runs training: no trainer, optimizer, .train(), backward or optimizer step), whose callers the tool cannot see"
 		}
 		f.editScope = &why
 	}
