@@ -39,8 +39,13 @@ type Edit struct {
 	NewText string `json:"new_text"`
 }
 
-// Span is a byte range [Start, End) of a text.
-type Span struct{ Start, End int }
+// Span is a byte range [Start, End) of a text. A frozen span that is a
+// Wall also separates what a fix may edit: a notebook's cell boundary,
+// which no fix may reach across.
+type Span struct {
+	Start, End int
+	Wall       bool
+}
 
 // Fix is a set of edits that must be applied together.
 type Fix struct {
@@ -52,8 +57,10 @@ type Fix struct {
 	// both add a keyword to (each would add its own comma).
 	Claim string `json:"-"`
 	// Adds, set by the engine, is the item this fix adds to the claimed
-	// list: fixes that each add an item to one list, under different keys,
-	// are applied together, rendered as one addition. Nil otherwise.
+	// list when its edits compose with other such additions (one insertion
+	// that brings its own separator): fixes that each add an item to one
+	// list, under different keys, are then applied together. Nil
+	// otherwise.
 	Adds ListItem `json:"-"`
 }
 
@@ -98,14 +105,18 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%d:%d: %s %s:%s %s", f.StartPos.Line, f.StartPos.Column, f.Code, f.Name, mark, f.Message)
 }
 
-// TouchesFrozen reports whether an edit of fx replaces bytes of a frozen
-// span or inserts strictly inside one. Inserting at a span's edge is fine.
-func TouchesFrozen(fx *Fix, frozen []Span) bool {
-	if fx == nil {
+// FrozenRefuses reports whether the fix of fd may not be applied around
+// frozen spans: an edit replaces bytes of a frozen span or inserts strictly
+// inside one (inserting at a span's edge is fine), or a wall stands between
+// two of its edits or between an edit and the finding's start (the fix
+// would span two notebook cells, or lie in another cell than its finding).
+func FrozenRefuses(fd *Finding, frozen []Span) bool {
+	if fd == nil || fd.Fix == nil {
 		return false
 	}
-	for _, e := range fx.Edits {
-		for _, s := range frozen {
+	for _, s := range frozen {
+		before, after := fd.Start <= s.Start, fd.Start >= s.End
+		for _, e := range fd.Fix.Edits {
 			if e.Start == e.End {
 				if s.Start < e.Start && e.Start < s.End {
 					return true
@@ -113,6 +124,11 @@ func TouchesFrozen(fx *Fix, frozen []Span) bool {
 			} else if e.Start < s.End && s.Start < e.End {
 				return true
 			}
+			before = before || e.End <= s.Start
+			after = after || e.Start >= s.End
+		}
+		if s.Wall && before && after {
+			return true
 		}
 	}
 	return false

@@ -2,8 +2,8 @@ package finding
 
 import "testing"
 
-func TestTouchesFrozen(t *testing.T) {
-	frozen := []Span{{10, 20}}
+func TestFrozenRefuses(t *testing.T) {
+	frozen := []Span{{Start: 10, End: 20}}
 	tests := []struct {
 		e    Edit
 		want bool
@@ -17,11 +17,29 @@ func TestTouchesFrozen(t *testing.T) {
 		{Edit{Start: 20, End: 30}, false},
 	}
 	for _, tt := range tests {
-		if got := TouchesFrozen(&Fix{Edits: []Edit{tt.e}}, frozen); got != tt.want {
+		if got := FrozenRefuses(&Finding{Start: tt.e.Start, Fix: &Fix{Edits: []Edit{tt.e}}}, frozen); got != tt.want {
 			t.Errorf("%+v: %v, want %v", tt.e, got, tt.want)
 		}
 	}
-	if TouchesFrozen(nil, frozen) {
+	if FrozenRefuses(nil, frozen) || FrozenRefuses(&Finding{}, frozen) {
 		t.Error("no fix touches nothing")
+	}
+	// A fix with edits on both sides of a wall spans two cells; around a
+	// span that is no wall (a masked magic line) it is fine.
+	wall := []Span{{Start: 10, End: 20, Wall: true}}
+	across := &Finding{Start: 5, Fix: &Fix{Edits: []Edit{{Start: 5, End: 8}, {Start: 20, End: 20, NewText: "x"}}}}
+	if FrozenRefuses(across, frozen) {
+		t.Error("edits around a frozen span that is no wall are refused")
+	}
+	if !FrozenRefuses(across, wall) {
+		t.Error("a fix with edits on both sides of a wall is applied")
+	}
+	// A fix whose edits lie past a wall from its finding: another cell.
+	elsewhere := &Finding{Start: 2, Fix: &Fix{Edits: []Edit{{Start: 25, End: 25, NewText: "x"}}}}
+	if !FrozenRefuses(elsewhere, wall) {
+		t.Error("a fix on the other side of a wall from its finding is applied")
+	}
+	if FrozenRefuses(&Finding{Start: 0, Fix: &Fix{Edits: []Edit{{Start: 0, End: 2}, {Start: 10, End: 10, NewText: "x"}}}}, wall) {
+		t.Error("edits all on one side of a wall (one at its edge) are refused")
 	}
 }

@@ -119,7 +119,7 @@ func TestMapFixRefusesMagicsAndBoundaries(t *testing.T) {
 		{"insert before a magic line", finding.Edit{Start: magic, End: magic, NewText: "import os\n"}, true},
 	}
 	for _, tt := range tests {
-		_, _, ok := v.MapFix(&finding.Fix{Edits: []finding.Edit{tt.fx}})
+		_, _, ok := v.MapFix(&finding.Finding{Start: tt.fx.Start, Fix: &finding.Fix{Edits: []finding.Edit{tt.fx}}})
 		if ok != tt.ok {
 			t.Errorf("%s: ok = %v, want %v", tt.name, ok, tt.ok)
 		}
@@ -160,7 +160,7 @@ func TestSplitAgreesWithMappedEdits(t *testing.T) {
 		if _, ok := got[3]; ok {
 			t.Errorf("%s: cell 3 changed: %q", tt.name, got[3])
 		}
-		cell, edits, ok := v.MapFix(&finding.Fix{Edits: []finding.Edit{tt.edit}})
+		cell, edits, ok := v.MapFix(&finding.Finding{Start: bStart, Fix: &finding.Fix{Edits: []finding.Edit{tt.edit}}})
 		if !ok || cell.Index != 2 || len(edits) != 1 {
 			t.Fatalf("%s: MapFix failed", tt.name)
 		}

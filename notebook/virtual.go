@@ -19,7 +19,8 @@ import (
 // nothing.
 type Virtual struct {
 	Text []byte
-	// Frozen are the spans no fix may touch: the masks and the separators.
+	// Frozen are the spans no fix may touch: the masks and the separators,
+	// which are walls (a fix spans one cell).
 	Frozen []finding.Span
 	segs   []segment
 }
@@ -70,7 +71,7 @@ func Build(nb *Notebook, skip map[int]bool) *Virtual {
 			at := b.Len()
 			b.WriteByte('\n')
 			seg.sep = len(v.Frozen)
-			v.Frozen = append(v.Frozen, finding.Span{Start: at, End: at + 1})
+			v.Frozen = append(v.Frozen, finding.Span{Start: at, End: at + 1, Wall: true})
 		}
 		seg.start = b.Len()
 		for _, sp := range spans {
@@ -194,15 +195,16 @@ func (s segment) bodyLen() int {
 	return n
 }
 
-// MapFix maps the edits of a fix on the virtual text into edits of one
-// cell's source. ok is false when the fix touches a magic line or a cell
-// boundary, or spans two cells: such a fix is not applied.
-func (v *Virtual) MapFix(fx *finding.Fix) (cell *Cell, edits []finding.Edit, ok bool) {
-	if fx == nil || finding.TouchesFrozen(fx, v.Frozen) {
+// MapFix maps the edits of fd's fix on the virtual text into edits of its
+// cell's source. ok is false when the engine does not apply the fix (see
+// finding.FrozenRefuses): it touches a magic line or a cell boundary, spans
+// two cells or lies in another cell than the finding.
+func (v *Virtual) MapFix(fd *finding.Finding) (cell *Cell, edits []finding.Edit, ok bool) {
+	if fd.Fix == nil || finding.FrozenRefuses(fd, v.Frozen) {
 		return nil, nil, false
 	}
 	seg := -1
-	for _, e := range fx.Edits {
+	for _, e := range fd.Fix.Edits {
 		i, j := v.segAt(e.Start), v.segAt(e.End)
 		if i < 0 || i != j || seg >= 0 && i != seg {
 			return nil, nil, false

@@ -206,37 +206,14 @@ func editChanges(before string, diags []finding.Diag, applied func(finding.Diag)
 				owner[p.finding] = append(cis, len(cs))
 			}
 		}
-		neu, ok := applyEdits(before[lo:hi], edits)
-		if !ok {
+		neu, err := finding.ApplyEdits([]byte(before[lo:hi]), edits)
+		if err != nil {
 			return nil, nil // overlapping fixes: the engine needed several passes
 		}
-		cs = append(cs, Change{From: from, To: to, Old: before[lo:hi], New: neu})
+		cs = append(cs, Change{From: from, To: to, Old: before[lo:hi], New: string(neu)})
 		i = j
 	}
 	return cs, owner
-}
-
-// applyEdits applies non-overlapping edits as the engine does: by start,
-// an insertion before a replacement at the same offset, ties in order.
-func applyEdits(text string, edits []finding.Edit) (string, bool) {
-	sort.SliceStable(edits, func(i, j int) bool {
-		if edits[i].Start != edits[j].Start {
-			return edits[i].Start < edits[j].Start
-		}
-		return edits[i].Start == edits[i].End && edits[j].Start != edits[j].End
-	})
-	var b strings.Builder
-	last := 0
-	for _, e := range edits {
-		if e.Start < last || e.End < e.Start || e.End > len(text) {
-			return "", false
-		}
-		b.WriteString(text[last:e.Start])
-		b.WriteString(e.NewText)
-		last = e.End
-	}
-	b.WriteString(text[last:])
-	return b.String(), true
 }
 
 // diffOwners attributes the changes of a line diff to the findings whose

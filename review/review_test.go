@@ -45,11 +45,11 @@ func file(path string, diags ...finding.Diag) *finding.FileResult {
 			all = append(all, d.Fix.Edits...)
 		}
 	}
-	after, ok := applyEdits(script, all)
-	if !ok {
-		panic("overlapping edits")
+	after, err := finding.ApplyEdits([]byte(script), all)
+	if err != nil {
+		panic(err)
 	}
-	return &finding.FileResult{Path: path, Before: []byte(script), After: []byte(after), Diags: diags, Changed: after != script}
+	return &finding.FileResult{Path: path, Before: []byte(script), After: after, Diags: diags, Changed: string(after) != script}
 }
 
 // twoPlaceFix deletes line 2 and inserts a line after line 5: one fix, two

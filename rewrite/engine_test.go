@@ -90,7 +90,7 @@ func TestConflictingEditsWaitForTheNextPass(t *testing.T) {
 		{"insertion at the start", &Fix{Edits: []Edit{{Start: 5, End: 5}}}, false},
 	}
 	for _, c := range cases {
-		if got := conflicts(a, c.b); got != c.want {
+		if got := finding.Conflicts(a, c.b); got != c.want {
 			t.Errorf("%s: conflicts = %v, want %v", c.name, got, c.want)
 		}
 	}

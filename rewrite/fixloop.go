@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -28,6 +27,9 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	res := &Result{}
 	cur := body
 	skip := map[string]bool{} // fixes dropped for breaking the parse
+	// The fixes the findings of the input report (a later pass applies
+	// only these, so that every edit belongs to a reported finding).
+	reported := map[string]bool{}
 	settled, frozen0 := false, frozen
 	var tree *sitter.Tree // the parse of cur; nil: runOnce parses it
 	var last []Finding    // the findings of cur
@@ -46,12 +48,17 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || skip[fixKey(fd)] {
 				continue
 			}
-			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || finding.TouchesFrozen(fd.Fix, frozen) {
+			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || finding.FrozenRefuses(fd, frozen) {
 				continue
+			}
+			if pass == 0 {
+				reported[fixKey(fd)] = true
+			} else if !reported[fixKey(fd)] {
+				continue // a finding the input did not have: the next run reports it
 			}
 			ok := true
 			for _, c := range chosen {
-				if conflicts(c.Fix, fd.Fix) {
+				if finding.Conflicts(c.Fix, fd.Fix) {
 					ok = false // waits for the next pass
 					break
 				}
@@ -140,60 +147,12 @@ func (e *Engine) setOutcomes(findings, final []Finding, settled bool, dropped ma
 			fd.Outcome = finding.OutcomeUnsafe
 		case dropped[fixKey(fd)]:
 			fd.Reason = "its fix would not parse, so it is dropped (internal error, please report)"
-		case finding.TouchesFrozen(fd.Fix, frozen):
+		case finding.FrozenRefuses(fd, frozen):
 			fd.Reason = "its fix would touch an IPython magic line or span two cells"
 		default:
 			fd.Reason = "still found once the fixes are applied"
 		}
 	}
-}
-
-// mergedEdits are the edits of the chosen fixes, those that add items to
-// one list rendered as one addition, where the first of them adds.
-func mergedEdits(chosen []*Finding) []Edit {
-	items := map[string][]string{} // claim -> the items added, in order
-	for _, c := range chosen {
-		if a := additionOf(c.Fix); a != nil {
-			items[a.claim] = append(items[a.claim], a.item)
-		}
-	}
-	var all []Edit
-	for _, c := range chosen {
-		a := additionOf(c.Fix)
-		if a == nil || len(items[a.claim]) == 1 {
-			all = append(all, c.Fix.Edits...)
-			continue
-		}
-		for _, e := range c.Fix.Edits {
-			if !slices.Contains(a.edits, e) {
-				all = append(all, e)
-			}
-		}
-		if its := items[a.claim]; its != nil {
-			all = append(all, a.render(its)...)
-			items[a.claim] = nil // rendered once
-		}
-	}
-	return all
-}
-
-// withoutRepeats drops an insertion identical to an earlier one: two fixes
-// that each add the import they need add it once.
-func withoutRepeats(edits []Edit) []Edit {
-	out := edits[:0:0]
-	for i, e := range edits {
-		repeat := false
-		for _, prev := range edits[:i] {
-			if e.Start == e.End && e == prev {
-				repeat = true
-				break
-			}
-		}
-		if !repeat {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // verified parses text and returns its tree when it has no ERROR or

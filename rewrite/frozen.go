@@ -14,7 +14,7 @@ func shiftSpans(frozen []Span, edits []Edit) []Span {
 				delta += len(e.NewText) - (e.End - e.Start)
 			}
 		}
-		out[i] = Span{Start: s.Start + delta, End: s.End + delta}
+		out[i] = Span{Start: s.Start + delta, End: s.End + delta, Wall: s.Wall}
 	}
 	return out
 }

@@ -53,3 +53,33 @@ func TestShiftSpans(t *testing.T) {
 		t.Errorf("shiftSpans: %v, want {9 19}", moved[0])
 	}
 }
+
+// A wall (a notebook's cell boundary) keeps every fix on one side of it,
+// with its finding: a fix that spans it, or lies past it from its finding,
+// is not applied (no finding could report it in one cell), and the others
+// are.
+func TestFixesDoNotReachAcrossAWall(t *testing.T) {
+	src := "a = 1\nb = 2\n\nc = 3\n" // cells "a = 1\nb = 2\n" and "c = 3\n"
+	wall := strings.Index(src, "\n\n") + 1
+	report := func(code string, at int, edits ...Edit) *Rule {
+		return &Rule{Code: code, Name: code, Severity: SeverityInfo, Run: func(p *Pass) {
+			if strings.Contains(string(p.Src.Text), "x = 0") {
+				return
+			}
+			p.Report(Finding{Start: at, End: at + 1, Message: code, Fix: &Fix{Edits: edits}})
+		}}
+	}
+	c := strings.Index(src, "c = 3")
+	e := &Engine{rules: []*Rule{
+		report("LTF901", 0, Edit{Start: 0, End: 6}, Edit{Start: c, End: c, NewText: "a = 1\n"}), // spans the wall
+		report("LTF902", 0, Edit{Start: c + 6, End: c + 6, NewText: "y = 0\n"}),                 // past the wall from its finding
+		report("LTF903", c, Edit{Start: c + 6, End: c + 6, NewText: "x = 0\n"}),                 // in its finding's cell
+	}}
+	res, err := e.FixFrozen([]byte(src), Versions{}, []Span{{Start: wall, End: wall + 1, Wall: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := src + "x = 0\n"; string(res.Output) != want {
+		t.Errorf("output %q, want %q", res.Output, want)
+	}
+}

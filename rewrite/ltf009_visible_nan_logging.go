@@ -56,10 +56,7 @@ func runVisibleNaNLogging(p *Pass) {
 		if HasSplat(c.Args) {
 			continue
 		}
-		fd := Finding{Start: start(c.Node), End: end(c.Args), Message: msg}
-		if edits, ok := addKeyword(p.Src, c.Args, "logging_nan_inf_filter", "False"); ok {
-			fd.Fix = &Fix{Message: "add logging_nan_inf_filter=False", Edits: edits}
-		}
-		p.Report(fd)
+		p.Report(Finding{Start: start(c.Node), End: end(c.Args), Message: msg,
+			Fix: addKeyword(p.Src, c.Args, "add logging_nan_inf_filter=False", "logging_nan_inf_filter", "False")})
 	}
 }

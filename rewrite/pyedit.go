@@ -27,101 +27,87 @@ func realArgs(args *sitter.Node) []*sitter.Node {
 	return out
 }
 
-// addKeyword appends name=value to a call's arguments in the call's style:
-// one argument a line (with or without a trailing comma) or inline.
-func addKeyword(src *Source, args *sitter.Node, name, value string) ([]Edit, bool) {
-	return addItem(src, args, name+"="+value)
+// addKeyword is the fix that appends name=value to a call's arguments in
+// the call's style (see listAddition).
+func addKeyword(src *Source, args *sitter.Node, message, name, value string) *Fix {
+	return addingFix(message, listAddition(src, args, name+"="+value))
 }
 
-// addItem appends one item to a bracketed list (an argument list or a dict
-// literal) in its style.
-func addItem(src *Source, args *sitter.Node, item string) ([]Edit, bool) {
-	add := listAddition(src, args, item)
-	return add.edits, true
-}
-
-// listAdd is an item added to a bracketed list: the edits that add it
-// alone, and the list's layout, so that several fixes adding to one list
-// in one pass can be rendered together (alone, each would bring its own
-// separator: two items added to "()" would run into each other).
+// listAdd is an item added to a bracketed list: the edits that add it, and
+// whether they compose with other additions to the list.
 type listAdd struct {
-	item  string
 	key   string // the keyword or dict key the item sets
-	edits []Edit // render of item alone
-	// at: after "(" (empty), after the last item (inline), or the start of
-	// the line after the last item (lines: one item a line, indented).
-	at           int
-	empty, lines bool
-	comma        bool // lines: the last item has its comma already...
-	commaAt      int  // ...or it gets one here
-	indent, eol  string
-	prefix       string // a line break before the first line, at the end of the text
-	claim        string // the list's Fix.Claim
+	edits []Edit
+	// composes: the edits are one insertion, after the last item, that
+	// brings its own separator (", x", ",\n    x" or "    x,\n"), so that
+	// several such additions at one place, applied together, add every
+	// item. An addition to "()", or after a last item followed by a
+	// comment and no comma, needs a separator another addition also
+	// inserts: it takes the list alone.
+	composes bool
+	claim    string // the list's Fix.Claim
 }
 
-// listAddition lays out item added to the list args.
+// Key is the keyword or dict key the added item sets (Fix.Adds).
+func (a *listAdd) Key() string { return a.key }
+
+// listAddition lays out item added to the list args in the list's style:
+// inline (", item" after the last item), or one item a line (with or
+// without a trailing comma).
 func listAddition(src *Source, args *sitter.Node, item string) *listAdd {
 	// The key: what stands before the first "=" (a keyword) or ":" (a
 	// dict entry).
 	key := strings.TrimSpace(item[:strings.IndexAny(item+"=", "=:")])
-	a := &listAdd{item: item, key: key, claim: argsClaim(args)}
+	a := &listAdd{key: key, claim: argsClaim(args), composes: true}
+	insert := func(at int, text string) { a.edits = append(a.edits, Edit{Start: at, End: at, NewText: text}) }
 	list := realArgs(args)
 	if len(list) == 0 {
-		a.empty, a.at = true, start(args)+1
-		a.edits = a.render([]string{item})
+		insert(start(args)+1, item)
+		a.composes = false
 		return a
 	}
 	last := list[len(list)-1]
-	a.at = end(last)
 	closeParen := end(args) - 1
 	lastLine := src.Position(end(last)).Line
 	indent, own := src.Indent(start(last))
 	// Inline, the closing parenthesis hugging the last item, or f(a,\n  b)
 	// where the last item shares the "(" line: ", item" after it.
-	inline := src.Position(closeParen).Line == lastLine ||
-		!own && src.Position(start(last)).Line == src.Position(start(args)).Line
-	if !inline {
-		a.lines, a.indent, a.eol = true, indent, src.EOL
-		a.comma = commaAfter(args, last) != nil
-		a.commaAt = end(last)
-		a.at = src.LineEnd(end(last))
-		if a.at == len(src.Text) || src.Text[a.at-1] != '\n' {
-			a.prefix = src.EOL
-		}
+	if src.Position(closeParen).Line == lastLine ||
+		!own && src.Position(start(last)).Line == src.Position(start(args)).Line {
+		insert(end(last), ", "+item)
+		return a
 	}
-	a.edits = a.render([]string{item})
+	lineEnd := src.LineEnd(end(last))
+	switch rest := strings.TrimSpace(string(src.Text[end(last):src.ContentEnd(end(last))])); {
+	case commaAfter(args, last) != nil:
+		// A line "indent item," after the last item's line.
+		text := indent + item + "," + src.EOL
+		if lineEnd == len(src.Text) || src.Text[lineEnd-1] != '\n' {
+			text = src.EOL + text
+		}
+		insert(lineEnd, text)
+	case rest == "":
+		insert(end(last), ","+src.EOL+indent+item)
+	default:
+		// A comment after the last item: its comma goes before the
+		// comment, the item on a line of its own after it.
+		insert(end(last), ",")
+		insert(lineEnd, indent+item+src.EOL)
+		a.composes = false
+	}
 	return a
 }
 
-// render gives the edits that add items, in order, to the list.
-func (a *listAdd) render(items []string) []Edit {
-	switch {
-	case a.empty:
-		return []Edit{{Start: a.at, End: a.at, NewText: strings.Join(items, ", ")}}
-	case !a.lines:
-		return []Edit{{Start: a.at, End: a.at, NewText: ", " + strings.Join(items, ", ")}}
-	}
-	var edits []Edit
-	if !a.comma {
-		edits = append(edits, Edit{Start: a.commaAt, End: a.commaAt, NewText: ","})
-	}
-	var b strings.Builder
-	b.WriteString(a.prefix)
-	for i, it := range items {
-		b.WriteString(a.indent + it)
-		if a.comma || i < len(items)-1 {
-			b.WriteString(",")
-		}
-		b.WriteString(a.eol)
-	}
-	return append(edits, Edit{Start: a.at, End: a.at, NewText: b.String()})
-}
-
 // addingFix is the fix that makes the addition add, plus more edits (an
-// import it needs). It claims the list, and shares it with other
-// additions to the same list only.
+// import it needs). It claims the list: another fix on the list waits for
+// the next pass, unless both are additions that compose, under different
+// keys.
 func addingFix(message string, add *listAdd, more ...Edit) *Fix {
-	return &Fix{Message: message, Edits: append(append([]Edit(nil), add.edits...), more...), Claim: add.claim, Adds: add}
+	fx := &Fix{Message: message, Edits: append(append([]Edit(nil), add.edits...), more...), Claim: add.claim}
+	if add.composes {
+		fx.Adds = add
+	}
+	return fx
 }
 
 // commaAfter is the "," token after n inside args (comments skipped), or

@@ -4,76 +4,98 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loratune/loratune-fix/finding"
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// Two items added to one list in one pass (rendered together) give the
-// text that adding one, re-parsing, and adding the other gives, in every
-// layout addItem knows.
-func TestListAdditionsRenderedTogetherEqualOneAfterTheOther(t *testing.T) {
-	lists := []string{
-		"f()\n",
-		"f(a)\n",
-		"f(a, b=1)  # note\n",
-		"f(\n    a,\n    b=1,\n)\n",
-		"f(\n    a,\n    b=1\n)\n",
-		"f(\n    a,\n    b=1  # note\n)\n",
-		"f(\n\ta,\n\tb=1,\n)\n",
-		"f(\r\n    a,\r\n    b=1\r\n)\r\n",
-		"f(a,\n  b=1)\n",
-		"f(a,\n  b=1\n  )\n",
-		"f(\n    a,\n    # last\n)\n",
-		"d = {\n    'a': 1,\n}\n",
-		"d = {'a': 1}\n",
+// Two additions to one list that compose, their edits applied together as
+// one pass applies them, give the text that adding one, re-parsing, and
+// adding the other gives, in every layout listAddition knows; the two
+// layouts where they do not compose ("()" and a last item with a comment
+// and no comma) conflict, so that the second waits for the next pass.
+func TestListAdditionsComposeOrConflict(t *testing.T) {
+	lists := []struct {
+		text     string
+		composes bool
+	}{
+		{"f()\n", false},
+		{"f(a)\n", true},
+		{"f(a, b=1)  # note\n", true},
+		{"f(\n    a,\n    b=1,\n)\n", true},
+		{"f(\n    a,\n    b=1\n)\n", true},
+		{"f(\n    a,\n    b=1\n    # a comment line\n)\n", true},
+		{"f(\n    a,\n    b=1  # note\n)\n", false},
+		{"f(\n\ta,\n\tb=1,\n)\n", true},
+		{"f(\r\n    a,\r\n    b=1\r\n)\r\n", true},
+		{"f(a,\n  b=1)\n", true},
+		{"f(a,\n  b=1\n  )\n", true},
+		{"f(\n    a,\n    # last\n)\n", true},
+		{"d = {\n    'a': 1,\n}\n", true},
+		{"d = {'a': 1}\n", true},
 	}
-	listOf := func(t *testing.T, text []byte) (func() *listAdd, func()) {
+	addition := func(t *testing.T, text []byte, item string) (*listAdd, func()) {
 		tree, err := parse(text, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		src := NewSource(text)
-		root := tree.RootNode()
-		var list func() *listAdd
 		// The first argument list or dictionary of the text.
-		q := []*sitter.Node{root}
+		q := []*sitter.Node{tree.RootNode()}
 		for len(q) > 0 {
 			n := q[0]
 			q = q[1:]
 			if n.Type() == "argument_list" || n.Type() == "dictionary" {
-				list = func() *listAdd { return listAddition(src, n, "") }
-				break
+				return listAddition(src, n, item), tree.Close
 			}
 			for i := 0; i < int(n.NamedChildCount()); i++ {
 				q = append(q, n.NamedChild(i))
 			}
 		}
-		if list == nil {
-			t.Fatalf("no list in %q", text)
-		}
-		return list, tree.Close
+		t.Fatalf("no list in %q", text)
+		return nil, nil
 	}
-	add := func(t *testing.T, text []byte, items ...string) []byte {
-		list, done := listOf(t, text)
-		defer done()
-		out, err := applyEdits(text, list().render(items))
+	apply := func(t *testing.T, text []byte, edits []Edit) []byte {
+		out, err := finding.ApplyEdits(text, edits)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return out
 	}
-	for _, text := range lists {
-		one := "x=1"
-		two := "y=2"
-		if strings.Contains(text, "{") {
+	for _, l := range lists {
+		text := []byte(l.text)
+		one, two := "x=1", "y=2"
+		if strings.Contains(l.text, "{") {
 			one, two = "'x': 1", "'y': 2"
 		}
-		after := add(t, add(t, []byte(text), one), two)
-		together := add(t, []byte(text), one, two)
+		a, done := addition(t, text, one)
+		b, done2 := addition(t, text, two)
+		first := apply(t, text, a.edits)
+		if err := Parses(first); err != nil {
+			t.Errorf("%q: %v\n%s", l.text, err, first)
+		}
+		then, done3 := addition(t, first, two)
+		after := apply(t, first, then.edits)
+		done()
+		done2()
+		done3()
+		if a.composes != l.composes || b.composes != l.composes {
+			t.Errorf("%q: composes %v, want %v", l.text, a.composes, l.composes)
+		}
+		if !l.composes {
+			if !finding.Conflicts(addingFix("", a), addingFix("", b)) {
+				t.Errorf("%q: additions that do not compose do not conflict", l.text)
+			}
+			continue
+		}
+		if finding.Conflicts(addingFix("", a), addingFix("", b)) {
+			t.Errorf("%q: additions that compose conflict", l.text)
+		}
+		together := apply(t, text, append(append([]Edit(nil), a.edits...), b.edits...))
 		if string(together) != string(after) {
-			t.Errorf("%q: together\n%s\none after the other\n%s", text, together, after)
+			t.Errorf("%q: together\n%s\none after the other\n%s", l.text, together, after)
 		}
 		if err := Parses(together); err != nil {
-			t.Errorf("%q: %v\n%s", text, err, together)
+			t.Errorf("%q: %v\n%s", l.text, err, together)
 		}
 	}
 }
@@ -120,7 +142,7 @@ func TestListAdditionsOfOneKeyConflict(t *testing.T) {
 		{`"dtype": a`, `"dtype": b`, true},
 		{`"dtype": a`, `"attn_implementation": "eager"`, false},
 	} {
-		if got := conflicts(fix(c.a), fix(c.b)); got != c.conflict {
+		if got := finding.Conflicts(fix(c.a), fix(c.b)); got != c.conflict {
 			t.Errorf("%s and %s: conflict %v, want %v", c.a, c.b, got, c.conflict)
 		}
 	}
@@ -159,7 +181,7 @@ func TestImportPlacement(t *testing.T) {
 				return e
 			},
 		} {
-			out, err := applyEdits([]byte(c.text), add())
+			out, err := finding.ApplyEdits([]byte(c.text), add())
 			if want := strings.ReplaceAll(c.want, "IMPORT", line); err != nil || string(out) != want {
 				t.Errorf("%q + %s: got %q (%v), want %q", c.text, line, out, err, want)
 			}

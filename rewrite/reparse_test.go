@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loratune/loratune-fix/finding"
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -80,7 +81,7 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 			editSets = append(editSets, edits)
 		}
 		for _, edits := range editSets {
-			out, err := applyEdits(text, edits)
+			out, err := finding.ApplyEdits(text, edits)
 			if err != nil {
 				continue // overlapping random edits
 			}

@@ -73,3 +73,31 @@ func TestFrozenSpansFollowOnlyAppliedEdits(t *testing.T) {
 		t.Errorf("frozen span moved to %v: %q", s, res.Output[s.Start:s.End])
 	}
 }
+
+// A later pass applies only the fixes of findings the input had: a finding
+// that appears once another fix is applied is left for the next run to
+// report, so that every edit of the output belongs to a reported finding.
+func TestALaterPassAppliesOnlyReportedFixes(t *testing.T) {
+	first := &Rule{Code: "LTF901", Name: "first", Severity: SeverityInfo, Run: func(p *Pass) {
+		if !strings.Contains(string(p.Src.Text), "a = 1") {
+			p.Report(Finding{Message: "add a", Fix: &Fix{Edits: []Edit{{Start: 0, End: 0, NewText: "a = 1\n"}}}})
+		}
+	}}
+	revealed := &Rule{Code: "LTF902", Name: "revealed", Severity: SeverityInfo, Run: func(p *Pass) {
+		text := string(p.Src.Text)
+		if strings.Contains(text, "a = 1") && !strings.Contains(text, "b = 2") {
+			p.Report(Finding{Message: "add b", Fix: &Fix{Edits: []Edit{{Start: len(text), End: len(text), NewText: "b = 2\n"}}}})
+		}
+	}}
+	e := &Engine{rules: []*Rule{first, revealed}}
+	res, err := e.Fix([]byte("import torch\n"), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.Output); got != "a = 1\nimport torch\n" {
+		t.Errorf("output %q: an edit no finding of the input reports was applied", got)
+	}
+	if len(res.Findings) != 1 || len(res.Dropped) != 0 {
+		t.Errorf("findings %v, dropped %v", res.Findings, res.Dropped)
+	}
+}

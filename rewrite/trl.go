@@ -105,10 +105,9 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 		args := t.initKw.ChildByFieldName("arguments")
 		return addingFix("", listAddition(p.Src, args, key+"="+value)), true
 	case t.initKw == nil && t.configArgs != nil && !HasSplat(t.configArgs):
-		// Not an item that merges: two of these would pass model_init_kwargs
-		// twice; the second waits for the next pass and adds to the dict.
-		edits, ok := addKeyword(p.Src, t.configArgs, "model_init_kwargs", fmt.Sprintf("{%q: %s}", key, value))
-		return &Fix{Edits: edits, Claim: argsClaim(t.configArgs)}, ok
+		// Two of these add the one keyword model_init_kwargs: they conflict,
+		// and the second adds to the dict on the next pass.
+		return addKeyword(p.Src, t.configArgs, "", "model_init_kwargs", fmt.Sprintf("{%q: %s}", key, value)), true
 	}
 	return nil, false
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loratune/loratune-fix/finding"
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -15,8 +16,11 @@ import (
 // shift the places of the others. It returns the text, the edits applied,
 // the fixes dropped and, when all applied together, the text's tree.
 func applyVerified(text []byte, tree *sitter.Tree, chosen []*Finding, limit time.Duration) ([]byte, []Edit, []*Finding, *sitter.Tree) {
-	all := withoutRepeats(mergedEdits(chosen))
-	if out, err := applyEdits(text, all); err == nil {
+	var all []Edit
+	for _, c := range chosen {
+		all = append(all, c.Fix.Edits...)
+	}
+	if out, err := finding.ApplyEdits(text, all); err == nil {
 		if tree := verified(out, edited(tree, text, all), limit); tree != nil {
 			return out, all, nil, tree
 		}
@@ -25,8 +29,8 @@ func applyVerified(text []byte, tree *sitter.Tree, chosen []*Finding, limit time
 	var kept []Edit
 	cur := text
 	for _, c := range chosen {
-		edits := withoutRepeats(append(append([]Edit(nil), kept...), c.Fix.Edits...))
-		out, err := applyEdits(text, edits)
+		edits := append(append([]Edit(nil), kept...), c.Fix.Edits...)
+		out, err := finding.ApplyEdits(text, edits)
 		if err == nil && Parses(out) == nil {
 			kept, cur = edits, out
 			continue
@@ -34,7 +38,7 @@ func applyVerified(text []byte, tree *sitter.Tree, chosen []*Finding, limit time
 		// A fix that parses alone only clashed with another (two keywords
 		// inserted at one place): it waits for the next pass, recomputed
 		// on the new text. One that breaks the parse alone is dropped.
-		if alone, err := applyEdits(text, c.Fix.Edits); err != nil || Parses(alone) != nil {
+		if alone, err := finding.ApplyEdits(text, c.Fix.Edits); err != nil || Parses(alone) != nil {
 			dropped = append(dropped, c)
 		}
 	}
@@ -71,7 +75,7 @@ func edited(tree *sitter.Tree, text []byte, edits []Edit) *sitter.Tree {
 	// The edits in the order they were applied, told from the last to the
 	// first, so that each one's offsets and points in text still hold when
 	// it is told (an insertion and a replacement at one place included).
-	es := inOrder(edits)
+	es := finding.InOrder(edits)
 	for i := len(es) - 1; i >= 0; i-- {
 		e := es[i]
 		at := pointOf(text, e.Start)

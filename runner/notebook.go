@@ -136,8 +136,9 @@ func sortDiags(ds []finding.Diag) {
 }
 
 // notebookDiags moves findings from the virtual source into their cells.
-// A fix that would touch a magic line or span two cells is not applied
-// (FixFrozen refuses it); its finding is kept without the fix.
+// A fix that would touch a magic line, span two cells or lie in another
+// cell than its finding is not applied (FixFrozen refuses it); its finding
+// is kept without the fix.
 func notebookDiags(v *notebook.Virtual, findings []finding.Finding) []finding.Diag {
 	sources := map[*notebook.Cell]*rewrite.Source{}
 	pos := func(c *notebook.Cell, at int) finding.Position {
@@ -158,10 +159,8 @@ func notebookDiags(v *notebook.Virtual, findings []finding.Finding) []finding.Di
 		if c2, e, ok := v.Locate(fd.End); ok && c2 == cell {
 			end = e
 		}
-		fd.Start, fd.End = start, end
-		fd.StartPos, fd.EndPos = pos(cell, start), pos(cell, end)
 		if fd.Fix != nil {
-			if c, edits, ok := v.MapFix(fd.Fix); ok && c == cell {
+			if c, edits, ok := v.MapFix(&fd); ok && c == cell {
 				fx := *fd.Fix
 				fx.Edits = edits
 				fd.Fix = &fx
@@ -171,6 +170,8 @@ func notebookDiags(v *notebook.Virtual, findings []finding.Finding) []finding.Di
 				fd.Outcome, fd.Reason = finding.OutcomeNotFixed, "its fix would touch an IPython magic line or span two cells"
 			}
 		}
+		fd.Start, fd.End = start, end
+		fd.StartPos, fd.EndPos = pos(cell, start), pos(cell, end)
 		out = append(out, finding.Diag{Finding: fd, Cell: cell.Index})
 	}
 	return out

@@ -1,0 +1,71 @@
+package finding
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Conflicts reports whether two fixes cannot be applied in the same pass:
+// an edit of one replaces bytes that an edit of the other touches, both
+// insert the same text at one place (the import they both need: the
+// second, recomputed on the next pass, finds it there), or both claim one
+// place (unless both are additions to the claimed list that compose, under
+// different keys). Other insertions at one offset do not conflict; they
+// keep rule order. So the edits of the fixes applied in one pass, put
+// together, are exactly what the pass changes.
+func Conflicts(a, b *Fix) bool {
+	if a.Claim != "" && a.Claim == b.Claim && (a.Adds == nil || b.Adds == nil || a.Adds.Key() == b.Adds.Key()) {
+		return true
+	}
+	for _, x := range a.Edits {
+		for _, y := range b.Edits {
+			if x.Start == x.End && y.Start == y.End {
+				if x == y {
+					return true
+				}
+				continue
+			}
+			if x.Start < y.End && y.Start < x.End {
+				return true
+			}
+			// An insertion strictly inside a replaced range conflicts too.
+			if x.Start == x.End && y.Start < x.Start && x.Start < y.End {
+				return true
+			}
+			if y.Start == y.End && x.Start < y.Start && y.Start < x.End {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// InOrder returns edits in the order ApplyEdits applies them: by start; at
+// one offset an insertion before a replacement, otherwise as given (so
+// insertions at one offset keep the order of the fixes that make them).
+func InOrder(edits []Edit) []Edit {
+	es := append([]Edit(nil), edits...)
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].Start != es[j].Start {
+			return es[i].Start < es[j].Start
+		}
+		return es[i].Start == es[i].End && es[j].Start != es[j].End
+	})
+	return es
+}
+
+// ApplyEdits applies non-overlapping edits to text, in InOrder's order. An
+// edit that overlaps another or lies outside the text is an error.
+func ApplyEdits(text []byte, edits []Edit) ([]byte, error) {
+	out := make([]byte, 0, len(text)+256)
+	last := 0
+	for _, e := range InOrder(edits) {
+		if e.Start < last || e.End < e.Start || e.End > len(text) {
+			return nil, fmt.Errorf("edit %d..%d overlaps another or lies outside the text", e.Start, e.End)
+		}
+		out = append(out, text[last:e.Start]...)
+		out = append(out, e.NewText...)
+		last = e.End
+	}
+	return append(out, text[last:]...), nil
+}
