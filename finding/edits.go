@@ -54,6 +54,21 @@ func InOrder(edits []Edit) []Edit {
 	return es
 }
 
+// Overlapping reports whether edits cannot be applied together: two of
+// them overlap (an insertion strictly inside a replaced range included;
+// insertions at one offset, or at a range's edge, do not), or one ends
+// before it starts.
+func Overlapping(edits []Edit) bool {
+	last := 0
+	for _, e := range InOrder(edits) {
+		if e.Start < last || e.End < e.Start {
+			return true
+		}
+		last = e.End
+	}
+	return false
+}
+
 // ApplyEdits applies non-overlapping edits to text, in InOrder's order. An
 // edit that overlaps another or lies outside the text is an error.
 func ApplyEdits(text []byte, edits []Edit) ([]byte, error) {

@@ -43,3 +43,22 @@ func TestFrozenRefuses(t *testing.T) {
 		t.Error("edits all on one side of a wall (one at its edge) are refused")
 	}
 }
+
+func TestOverlapping(t *testing.T) {
+	ins := func(at int) Edit { return Edit{Start: at, End: at, NewText: "x"} }
+	for _, c := range []struct {
+		edits []Edit
+		want  bool
+	}{
+		{[]Edit{{Start: 0, End: 5}, {Start: 5, End: 8}}, false},
+		{[]Edit{{Start: 0, End: 5}, {Start: 4, End: 8}}, true},
+		{[]Edit{{Start: 0, End: 5}, ins(0), ins(5)}, false}, // at the edges
+		{[]Edit{{Start: 0, End: 5}, ins(3)}, true},          // strictly inside
+		{[]Edit{ins(3), ins(3)}, false},
+		{[]Edit{{Start: 5, End: 2}}, true},
+	} {
+		if got := Overlapping(c.edits); got != c.want {
+			t.Errorf("%v: %v, want %v", c.edits, got, c.want)
+		}
+	}
+}

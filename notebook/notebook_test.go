@@ -128,45 +128,60 @@ func TestMapFixRefusesMagicsAndBoundaries(t *testing.T) {
 
 // Each fix is applied to the virtual text, split back into cells, and
 // compared with its mapped edits applied to the cell: both ways must agree,
-// including around the newline the virtual text adds to cell 2.
+// including around the newline the virtual text adds to cell 2, and the
+// mapped edits of one fix never overlap.
 func TestSplitAgreesWithMappedEdits(t *testing.T) {
 	nb, _ := Parse([]byte(sample))
 	v := Build(nb, nil)
 	text := string(v.Text)
+	aStart := strings.Index(text, "a = 1")
 	bStart := strings.Index(text, "b = 2")
 	end2 := bStart + len("b = 2\n") // after the owned newline
+	type edits = []finding.Edit
 	tests := []struct {
-		name string
-		edit finding.Edit
-		want string
+		name  string
+		edits edits
+		want  string
 	}{
-		{"insert after the last line", finding.Edit{Start: end2, End: end2, NewText: "model.config.use_cache = False\n"}, "import torch\na = 1\nb = 2\nmodel.config.use_cache = False"},
-		{"delete the last line", finding.Edit{Start: bStart, End: end2}, "import torch\na = 1"},
-		{"replace the last line", finding.Edit{Start: bStart, End: end2, NewText: "b = 3\n"}, "import torch\na = 1\nb = 3"},
-		{"edit inside", finding.Edit{Start: bStart + 4, End: bStart + 5, NewText: "4"}, "import torch\na = 1\nb = 4"},
-		{"insert at the top", finding.Edit{Start: 0, End: 0, NewText: "import os\n"}, "import os\nimport torch\na = 1\nb = 2"},
+		{"insert after the last line", edits{{Start: end2, End: end2, NewText: "model.config.use_cache = False\n"}}, "import torch\na = 1\nb = 2\nmodel.config.use_cache = False"},
+		{"delete the last line", edits{{Start: bStart, End: end2}}, "import torch\na = 1"},
+		{"replace the last line", edits{{Start: bStart, End: end2, NewText: "b = 3\n"}}, "import torch\na = 1\nb = 3"},
+		{"edit inside", edits{{Start: bStart + 4, End: bStart + 5, NewText: "4"}}, "import torch\na = 1\nb = 4"},
+		{"insert at the top", edits{{Start: 0, End: 0, NewText: "import os\n"}}, "import os\nimport torch\na = 1\nb = 2"},
+		// A pad line that is the cell's last line, deleted, and a block
+		// inserted where it stood (LTF004 once reported these edits
+		// overlapping).
+		{"delete the last line, insert in its place", edits{{Start: bStart, End: end2}, {Start: bStart, End: bStart, NewText: "c = 3\nd = 4\n"}}, "import torch\na = 1\nc = 3\nd = 4"},
+		{"delete the last line, insert after it", edits{{Start: bStart, End: end2}, {Start: end2, End: end2, NewText: "c = 3\n"}}, "import torch\na = 1\nc = 3"},
+		{"delete the last two lines, insert above them", edits{{Start: aStart, End: end2}, {Start: aStart, End: aStart, NewText: "c = 3\n"}}, "import torch\nc = 3"},
+		{"delete a line, insert after the last", edits{{Start: aStart, End: bStart}, {Start: end2, End: end2, NewText: "c = 3\n"}}, "import torch\nb = 2\nc = 3"},
 	}
 	for _, tt := range tests {
-		edited := text[:tt.edit.Start] + tt.edit.NewText + text[tt.edit.End:]
-		delta := len(tt.edit.NewText) - (tt.edit.End - tt.edit.Start)
+		edited, err := finding.ApplyEdits(v.Text, tt.edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		delta := len(edited) - len(v.Text)
 		frozen := make([]finding.Span, len(v.Frozen))
 		for i, s := range v.Frozen {
 			frozen[i] = finding.Span{Start: s.Start + delta, End: s.End + delta}
 		}
-		got := v.Split([]byte(edited), frozen)
+		got := v.Split(edited, frozen)
 		if got[2] != tt.want {
 			t.Errorf("%s: Split gives %q, want %q", tt.name, got[2], tt.want)
 		}
 		if _, ok := got[3]; ok {
 			t.Errorf("%s: cell 3 changed: %q", tt.name, got[3])
 		}
-		cell, edits, ok := v.MapFix(&finding.Finding{Start: bStart, Fix: &finding.Fix{Edits: []finding.Edit{tt.edit}}})
-		if !ok || cell.Index != 2 || len(edits) != 1 {
+		cell, mapped, ok := v.MapFix(&finding.Finding{Start: bStart, Fix: &finding.Fix{Edits: tt.edits}})
+		if !ok || cell.Index != 2 || len(mapped) != len(tt.edits) {
 			t.Fatalf("%s: MapFix failed", tt.name)
 		}
-		e := edits[0]
-		if mapped := cell.Source[:e.Start] + e.NewText + cell.Source[e.End:]; mapped != tt.want {
-			t.Errorf("%s: mapped edit gives %q, want %q", tt.name, mapped, tt.want)
+		out, err := finding.ApplyEdits([]byte(cell.Source), mapped)
+		if err != nil {
+			t.Errorf("%s: mapped edits %v: %v", tt.name, mapped, err)
+		} else if string(out) != tt.want {
+			t.Errorf("%s: mapped edits give %q, want %q", tt.name, out, tt.want)
 		}
 	}
 }

@@ -210,28 +210,44 @@ func (v *Virtual) MapFix(fd *finding.Finding) (cell *Cell, edits []finding.Edit,
 			return nil, nil, false
 		}
 		seg = i
-		s := v.segs[i]
-		body := s.bodyLen()
-		ce := finding.Edit{Start: s.header + min(e.Start-s.start, body), End: s.header + min(e.End-s.start, body), NewText: e.NewText}
-		if s.ownedNL && e.End == s.end {
-			// The edit reaches past the cell's last byte, onto the newline
-			// the virtual text added: write what the cell gets once that
-			// newline is taken off again.
-			switch {
-			case e.Start == e.End: // an insertion after the last line
-				ce.NewText = "\n" + strings.TrimSuffix(e.NewText, "\n")
-			case strings.HasSuffix(e.NewText, "\n"):
-				ce.NewText = strings.TrimSuffix(e.NewText, "\n")
-			case e.NewText == "" && ce.Start > s.header && v.Text[e.Start-1] == '\n':
-				ce.Start-- // deleting the last line takes the newline before it
-			}
-		}
-		edits = append(edits, ce)
 	}
 	if seg < 0 {
 		return nil, nil, false
 	}
-	return v.segs[seg].cell, edits, true
+	s := v.segs[seg]
+	body := s.bodyLen()
+	// cut is where a deletion of the cell's last lines starts, or -1. Once
+	// the newline the virtual text added is taken off, that deletion takes
+	// the newline before it, and an insertion at cut lands after what
+	// stays: an insertion after the last line (else it would fall inside
+	// the deletion).
+	cut := -1
+	for _, e := range fd.Fix.Edits {
+		if s.ownedNL && e.End == s.end && e.NewText == "" && e.Start > s.start && v.Text[e.Start-1] == '\n' {
+			cut = e.Start
+		}
+	}
+	for _, e := range fd.Fix.Edits {
+		ce := finding.Edit{Start: s.header + min(e.Start-s.start, body), End: s.header + min(e.End-s.start, body), NewText: e.NewText}
+		switch {
+		case cut >= 0 && e.Start == cut && e.End == cut:
+			ce.Start, ce.End = ce.Start-1, ce.Start-1
+			ce.NewText = "\n" + strings.TrimSuffix(e.NewText, "\n")
+		case cut >= 0 && e.Start == cut:
+			ce.Start-- // the deletion of the last lines takes the newline before them
+		case s.ownedNL && e.End == s.end:
+			// The edit reaches past the cell's last byte, onto the newline
+			// the virtual text added: write what the cell gets once that
+			// newline is taken off again.
+			if e.Start == e.End { // an insertion after the last line
+				ce.NewText = "\n" + strings.TrimSuffix(e.NewText, "\n")
+			} else {
+				ce.NewText = strings.TrimSuffix(e.NewText, "\n")
+			}
+		}
+		edits = append(edits, ce)
+	}
+	return s.cell, edits, true
 }
 
 // Split maps a fixed virtual text back to cell sources, given where the

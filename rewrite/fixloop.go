@@ -26,7 +26,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	}
 	res := &Result{}
 	cur := body
-	skip := map[string]bool{} // fixes dropped for breaking the parse
+	skip := map[string]string{} // fixes dropped (an internal error): why
 	// The fixes the findings of the input report (a later pass applies
 	// only these, so that every edit belongs to a reported finding).
 	reported := map[string]bool{}
@@ -39,13 +39,24 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			return nil, err
 		}
 		last = findings
+		for i := range findings {
+			// A rule's fix whose edits overlap is a bug: no order of
+			// applying them is right, and JSON promises they never do.
+			if fd := &findings[i]; fd.Fix != nil && finding.Overlapping(fd.Fix.Edits) {
+				if skip[fixKey(fd)] == "" {
+					res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix has overlapping edits; not applied (internal error, please report)", fd.Code, fd.Name))
+				}
+				skip[fixKey(fd)] = "its fix has overlapping edits, so it is dropped (internal error, please report)"
+				fd.Fix = nil
+			}
+		}
 		if pass == 0 {
 			res.Findings = findings
 		}
 		var chosen []*Finding
 		for i := range findings {
 			fd := &findings[i]
-			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || skip[fixKey(fd)] {
+			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || skip[fixKey(fd)] != "" {
 				continue
 			}
 			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || finding.FrozenRefuses(fd, frozen) {
@@ -76,7 +87,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 		}
 		next, done, dropped, nextTree := applyVerified(cur, tree, chosen, parseLimit(ctx))
 		for _, d := range dropped {
-			skip[fixKey(d)] = true
+			skip[fixKey(d)] = "its fix would not parse, so it is dropped (internal error, please report)"
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
 		}
 		res.Passes = pass + 1
@@ -121,7 +132,7 @@ func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 // when the output no longer has it (by code and message: the text it
 // covers may have been edited by another fix), else why not. final are the findings of out, the text the loop
 // ended with.
-func (e *Engine) setOutcomes(findings, final []Finding, settled bool, dropped map[string]bool, frozen []Span) {
+func (e *Engine) setOutcomes(findings, final []Finding, settled bool, dropped map[string]string, frozen []Span) {
 	remaining := map[string]int{}
 	if settled {
 		for i := range final {
@@ -139,14 +150,14 @@ func (e *Engine) setOutcomes(findings, final []Finding, settled bool, dropped ma
 		switch {
 		case !left:
 			fd.Outcome = finding.OutcomeFixed
+		case dropped[k] != "":
+			fd.Reason = dropped[k]
 		case fd.Fix == nil || len(fd.Fix.Edits) == 0:
 			fd.Reason = "no automatic fix: the message says what to do"
 		case !settled:
 			fd.Reason = fmt.Sprintf("the fixes did not settle after %d passes, so none is applied (internal error, please report)", maxPasses)
 		case fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes:
 			fd.Outcome = finding.OutcomeUnsafe
-		case dropped[fixKey(fd)]:
-			fd.Reason = "its fix would not parse, so it is dropped (internal error, please report)"
 		case finding.FrozenRefuses(fd, frozen):
 			fd.Reason = "its fix would touch an IPython magic line or span two cells"
 		default:

@@ -101,3 +101,41 @@ func TestALaterPassAppliesOnlyReportedFixes(t *testing.T) {
 		t.Errorf("findings %v, dropped %v", res.Findings, res.Dropped)
 	}
 }
+
+// A fix whose own edits overlap is a rule's bug: no order of applying them
+// is right. It is dropped with an internal-error message, its finding is
+// kept without a fix, and the other fixes apply.
+func TestAFixWithOverlappingEditsIsDropped(t *testing.T) {
+	overlapping := &Rule{Code: "LTF901", Name: "overlapping", Severity: SeverityInfo, Run: func(p *Pass) {
+		// Delete "a = 1\n" and insert strictly inside the deleted range.
+		p.Report(Finding{Start: 0, End: 5, Message: "bad", Fix: &Fix{Edits: []Edit{{Start: 0, End: 6}, {Start: 2, End: 2, NewText: "x"}}}})
+	}}
+	fine := &Rule{Code: "LTF902", Name: "fine", Severity: SeverityInfo, Run: func(p *Pass) {
+		if text := string(p.Src.Text); !strings.HasSuffix(text, "c = 3\n") {
+			p.Report(Finding{Start: 6, End: 11, Message: "good", Fix: &Fix{Edits: []Edit{{Start: len(text), End: len(text), NewText: "c = 3\n"}}}})
+		}
+	}}
+	e := &Engine{rules: []*Rule{overlapping, fine}}
+	for _, check := range []bool{false, true} {
+		run := e.Fix
+		if check {
+			run = e.Check
+		}
+		res, err := run([]byte("a = 1\nb = 2\n"), Versions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "a = 1\nb = 2\nc = 3\n"; !check && string(res.Output) != want {
+			t.Errorf("output %q, want %q", res.Output, want)
+		}
+		if len(res.Findings) != 2 || res.Findings[0].Fix != nil || res.Findings[1].Fix == nil {
+			t.Fatalf("findings %v: want the overlapping fix gone, the other kept", res.Findings)
+		}
+		if r := res.Findings[0].Reason; !strings.Contains(r, "overlapping edits") {
+			t.Errorf("reason %q", r)
+		}
+		if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "LTF901 overlapping: its fix has overlapping edits") {
+			t.Errorf("dropped %v", res.Dropped)
+		}
+	}
+}
