@@ -215,7 +215,7 @@ func TestInsertAfterLastLineWithoutLineEnding(t *testing.T) {
 		if !ok {
 			t.Fatalf("%q: no insertion", c.in)
 		}
-		out, err := applyEdits([]byte(c.in), []Edit{e})
+		out, err := finding.ApplyEdits([]byte(c.in), []Edit{e})
 		if err != nil || string(out) != c.want {
 			t.Errorf("%q: got %q (%v), want %q", c.in, out, err, c.want)
 		}
