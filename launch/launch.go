@@ -21,6 +21,7 @@ import (
 	"github.com/smacker/go-tree-sitter/bash"
 	"github.com/smacker/go-tree-sitter/yaml"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/version"
 )
@@ -309,7 +310,7 @@ func fixLoop(opts Options, f *file) *loop {
 			}
 			free := true
 			for _, c := range chosen {
-				if rewrite.Conflicts(c.Fix, fd.Fix) {
+				if finding.Conflicts(c.Fix, fd.Fix) {
 					free = false
 					break
 				}
@@ -356,7 +357,7 @@ func apply(f *file, chosen []*rewrite.Finding) *file {
 	for _, c := range chosen {
 		edits = append(edits, c.Fix.Edits...)
 	}
-	text, err := rewrite.ApplyEdits(f.text, edits)
+	text, err := finding.ApplyEdits(f.text, edits)
 	if err != nil {
 		return nil
 	}

@@ -87,7 +87,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 		}
 		next, done, dropped, nextTree := applyVerified(cur, tree, chosen, parseLimit(ctx))
 		for _, d := range dropped {
-			skip[fixKey(d)] = "its fix would not parse, so it is dropped (internal error, please report)"
+			skip[fixKey(d)] = dropsUnparsable
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
 		}
 		res.Passes = pass + 1
@@ -124,6 +124,9 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	res.Frozen = frozen
 	return res, nil
 }
+
+// dropsUnparsable is the outcome of a fix dropped for breaking the parse.
+const dropsUnparsable = "its fix would not parse, so it is dropped (internal error, please report)"
 
 func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 

@@ -19,12 +19,6 @@ func Suppress(src *Source, root *sitter.Node, findings []Finding) []Finding {
 	return suppress(src, root, findings)
 }
 
-// ApplyEdits applies non-overlapping edits to text.
-func ApplyEdits(text []byte, edits []Edit) ([]byte, error) { return applyEdits(text, edits) }
-
-// Conflicts reports whether two fixes cannot be applied in the same pass.
-func Conflicts(a, b *Fix) bool { return conflicts(a, b) }
-
 // SortFindings orders findings by position, then code.
 func SortFindings(fs []Finding) { sortFindings(fs) }
 
@@ -171,5 +165,11 @@ func FixKey(f *Finding) string { return fixKey(f) }
 // --write does with it, from the findings of the text the fix loop ended
 // with; dropped holds the FixKeys of fixes that broke the file.
 func (e *Engine) SetOutcomes(findings, final []Finding, settled bool, dropped map[string]bool) {
-	e.setOutcomes(findings, final, settled, dropped, nil)
+	why := map[string]string{}
+	for k, d := range dropped {
+		if d {
+			why[k] = dropsUnparsable
+		}
+	}
+	e.setOutcomes(findings, final, settled, why, nil)
 }
