@@ -75,7 +75,7 @@ func TestFixesDoNotReachAcrossAWall(t *testing.T) {
 		report("LTF902", 0, Edit{Start: c + 6, End: c + 6, NewText: "y = 0\n"}),                 // past the wall from its finding
 		report("LTF903", c, Edit{Start: c + 6, End: c + 6, NewText: "x = 0\n"}),                 // in its finding's cell
 	}}
-	res, err := e.FixFrozen([]byte(src), Versions{}, []Span{{Start: wall, End: wall + 1, Wall: true}})
+	res, err := e.FixFrozen(context.Background(), []byte(src), Versions{}, []Span{{Start: wall, End: wall + 1, Wall: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
