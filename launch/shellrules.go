@@ -101,6 +101,9 @@ func (p *pass) shell() {
 
 func (p *pass) shellPrecision(c *command, r run) {
 	bf, fp := getFlag(c.flags, "bf16"), getFlag(c.flags, "fp16")
+	// Autocast keeps the compute in half precision over float32 weights:
+	// --bf16/--fp16 on the command, or trl sft's SFTConfig default bf16.
+	amp := flagTrue(bf) || flagTrue(fp) || c.launcher == "trl sft" && (bf == nil || flagTrue(bf)) && !flagTrue(fp)
 	if flagTrue(bf) && flagTrue(fp) {
 		p.report("LTF001", rewrite.Finding{Start: int(fp.node.StartByte()), End: flagEnd(fp),
 			Message: "--bf16 and --fp16 are both on: TrainingArguments stop the run (\"At most one of fp16 and bf16 can be True\"); keep one"})
@@ -129,9 +132,12 @@ func (p *pass) shellPrecision(c *command, r run) {
 			if fromScript {
 				fd.Message = fmt.Sprintf("%s loads its training model with the dtype of --%s, set to %s here: %s", r.name, name, p.where(w), fp32Why)
 			}
-			if w.shared {
+			switch {
+			case !amp:
+				fd.Message += "; not fixed: no --bf16 or --fp16 on this command, so float32 weights would train in fp32 throughout (and flash attention would refuse them): turn autocast on with --bf16 True, then load float32"
+			case w.shared:
 				fd.Message += fmt.Sprintf("; not fixed: $%s has other uses, change it for the training command only", w.variable)
-			} else {
+			default:
 				fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("--%s float32 (bf16 autocast stays through --bf16)", name), Edits: []rewrite.Edit{setWord(w, "float32")}}
 			}
 		}

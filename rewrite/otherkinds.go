@@ -2,7 +2,6 @@ package rewrite
 
 import (
 	"bytes"
-	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -54,8 +53,13 @@ type ScriptFacts struct {
 	AttnOptions []string
 	// Adapter: the script trains adapters (get_peft_model, a PEFT config).
 	Adapter bool
-	// Quantized: a training load is quantized on some path.
+	// Quantized: a training load is quantized, always, or on some path
+	// whose options are not all off by default.
 	Quantized bool
+	// QuantizedByOption: a training load is quantized only when an option
+	// (load_in_4bit, load_in_8bit, qlora, bits...) off by default is
+	// turned on: the launcher's options decide.
+	QuantizedByOption bool
 	// Trains: the script trains (a Trainer, get_peft_model, .train()).
 	Trains bool
 }
@@ -117,10 +121,12 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 		if l.Use == NotTraining {
 			continue
 		}
-		if l.Quantized || l.MaybeQuantized {
+		sometimes := l.MaybeQuantized || l.Quantized && f.unquantizedPath(l)
+		if l.Quantized && !sometimes || sometimes && !f.quantizedOffByDefault() {
 			sf.Quantized = true
 			continue
 		}
+		sf.QuantizedByOption = sf.QuantizedByOption || sometimes
 		sf.DtypeOptions = append(sf.DtypeOptions, options(l, "torch_dtype")...)
 		sf.DtypeOptions = append(sf.DtypeOptions, options(l, "dtype")...)
 		sf.AttnOptions = append(sf.AttnOptions, options(l, "attn_implementation")...)
@@ -128,34 +134,54 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 	return sf, nil
 }
 
-// optionAccepts reports whether the argparse option attr takes value:
-// true unless its choices= list leaves the value out.
+// optionAccepts reports whether the option attr takes value: true unless
+// an argparse choices= list leaves the value out.
 func (f *Facts) optionAccepts(attr, value string) bool {
-	text := f.Src.Text
-	for _, c := range f.Calls {
-		if c.Method != "add_argument" {
-			continue
-		}
-		args := realArgs(c.Args)
-		if len(args) == 0 {
-			continue
-		}
-		flag, ok := StringValue(args[0], text)
-		if !ok || strings.ReplaceAll(strings.TrimLeft(flag, "-"), "-", "_") != attr {
-			continue
-		}
-		choices := KeywordValue(c.Args, "choices", text)
-		if choices == nil {
+	o := f.option(attr)
+	if o == nil || o.call == nil {
+		return true
+	}
+	choices := KeywordValue(o.call.Args, "choices", f.Src.Text)
+	if choices == nil {
+		return true
+	}
+	for i := 0; i < int(choices.NamedChildCount()); i++ {
+		if s, ok := StringValue(choices.NamedChild(i), f.Src.Text); ok && s == value {
 			return true
 		}
-		for _, ch := range namedChildren(choices) {
-			if s, ok := StringValue(ch, text); ok && s == value {
-				return true
-			}
-		}
-		return false
 	}
-	return true
+	return false
+}
+
+// quantizeOptions are the options by which training scripts choose a
+// quantized load.
+var quantizeOptions = []string{"load_in_4bit", "load_in_8bit", "qlora", "use_qlora", "q_lora", "quantization_bit", "bits"}
+
+// quantizedOffByDefault reports a script that declares quantization
+// options, each off by default (False, None, 16 or 32 bits): a load
+// quantized on some paths is then quantized only when the command line
+// turns one on.
+func (f *Facts) quantizedOffByDefault() bool {
+	declared := false
+	for _, name := range quantizeOptions {
+		o := f.option(name)
+		if o == nil {
+			continue
+		}
+		declared = true
+		if o.def == nil {
+			if o.call == nil {
+				return false // a required dataclass field
+			}
+			continue // argparse: None, or False for store_true
+		}
+		switch o.def.Content(f.Src.Text) {
+		case "False", "None", "16", "32":
+		default:
+			return false
+		}
+	}
+	return declared
 }
 
 // FixKey names a finding across fix passes: its code and message.
@@ -172,4 +198,27 @@ func (e *Engine) SetOutcomes(findings, final []Finding, settled bool, dropped ma
 		}
 	}
 	e.setOutcomes(findings, final, settled, why, nil)
+}
+
+// unquantizedPath reports a load whose quantization argument is None on
+// some path: quantization_config = None, then a BitsAndBytesConfig under
+// an if.
+func (f *Facts) unquantizedPath(l *Load) bool {
+	text := f.Src.Text
+	for _, k := range quantKeywords {
+		v := l.Arg(k, text)
+		if v == nil {
+			continue
+		}
+		vals, ok := f.Values(v)
+		if !ok {
+			return false
+		}
+		for _, x := range vals {
+			if c := x.Content(text); c == "None" || c == "False" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -66,6 +66,31 @@ func attributesIn(n *sitter.Node, text []byte) []string {
 // optionDefault finds an argparse option or a dataclass field named attr and
 // describes its default.
 func (f *Facts) optionDefault(attr string) string {
+	o := f.option(attr)
+	switch {
+	case o == nil:
+		return ""
+	case o.call != nil && o.def == nil:
+		return fmt.Sprintf("argparse %s, no default", o.flag)
+	case o.call != nil:
+		return fmt.Sprintf("argparse %s, default %s; the launcher may override it", o.flag, o.def.Content(f.Src.Text))
+	case o.def == nil:
+		return fmt.Sprintf("dataclass field %s", attr)
+	}
+	return fmt.Sprintf("dataclass field %s, default %s; the command line may override it", attr, o.def.Content(f.Src.Text))
+}
+
+// option is a command-line option a script declares: an argparse
+// add_argument call (call set) or an HfArgumentParser dataclass field.
+type option struct {
+	flag string       // as declared: "--torch_dtype"; the field name for a dataclass
+	def  *sitter.Node // its default, nil when none is given
+	call *Call        // the add_argument call, nil for a dataclass field
+}
+
+// option finds the option named attr (dashes read as underscores), nil
+// when the script declares none.
+func (f *Facts) option(attr string) *option {
 	text := f.Src.Text
 	for _, c := range f.Calls {
 		if c.Method != "add_argument" {
@@ -79,10 +104,7 @@ func (f *Facts) optionDefault(attr string) string {
 		if !ok || strings.ReplaceAll(strings.TrimLeft(flag, "-"), "-", "_") != attr {
 			continue
 		}
-		if d := KeywordValue(c.Args, "default", text); d != nil {
-			return fmt.Sprintf("argparse %s, default %s; the launcher may override it", flag, d.Content(text))
-		}
-		return fmt.Sprintf("argparse %s, no default", flag)
+		return &option{flag: flag, def: KeywordValue(c.Args, "default", text), call: c}
 	}
 	for _, a := range f.Assigns {
 		if a.Text != attr || !insideClass(a.Node) {
@@ -90,14 +112,11 @@ func (f *Facts) optionDefault(attr string) string {
 		}
 		val := a.Value
 		if val.Type() == "call" && dottedName(val.ChildByFieldName("function"), text) == "field" {
-			if d := KeywordValue(val.ChildByFieldName("arguments"), "default", text); d != nil {
-				return fmt.Sprintf("dataclass field %s, default %s; the command line may override it", attr, d.Content(text))
-			}
-			return fmt.Sprintf("dataclass field %s", attr)
+			return &option{flag: attr, def: KeywordValue(val.ChildByFieldName("arguments"), "default", text)}
 		}
-		return fmt.Sprintf("dataclass field %s, default %s; the command line may override it", attr, val.Content(text))
+		return &option{flag: attr, def: val}
 	}
-	return ""
+	return nil
 }
 
 func insideClass(n *sitter.Node) bool {
