@@ -145,8 +145,8 @@ func (f *Facts) optionAccepts(attr, value string) bool {
 	if choices == nil {
 		return true
 	}
-	for i := 0; i < int(choices.NamedChildCount()); i++ {
-		if s, ok := StringValue(choices.NamedChild(i), f.Src.Text); ok && s == value {
+	for _, c := range namedChildren(choices) {
+		if s, ok := StringValue(c, f.Src.Text); ok && s == value {
 			return true
 		}
 	}
