@@ -396,3 +396,19 @@ func (f *Facts) trainerName() string {
 	}
 	return ""
 }
+
+// ddpWrapper names a DistributedDataParallel or FSDP wrapper of the
+// file's own (torch's DDP expects the model on its process's GPU
+// already), or "".
+func (f *Facts) ddpWrapper() string {
+	for _, c := range f.Calls {
+		switch f.Resolve(c.Dotted) {
+		case "torch.nn.parallel.DistributedDataParallel", "torch.distributed.fsdp.FullyShardedDataParallel":
+			return c.Dotted
+		}
+		if c.Method == "DistributedDataParallel" || c.Method == "FullyShardedDataParallel" {
+			return c.Dotted
+		}
+	}
+	return ""
+}

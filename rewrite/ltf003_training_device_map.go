@@ -105,6 +105,13 @@ func deviceMapFix(p *Pass, l *Load, v, lit *sitter.Node, s string) {
 	if placer != "" {
 		target, msg = "None", fmt.Sprintf("device_map=%q shards a model for inference; %s moves %s to its device itself, so load it with device_map=None (DDP refuses a sharded model)", s, placer, model)
 	}
+	if ddp := f.ddpWrapper(); placer == "" && ddp != "" {
+		// Each process needs the model on its own GPU: neither None (the
+		// CPU) nor {"": 0} (every process on GPU 0) is right.
+		p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+			Message: fmt.Sprintf(`device_map=%q shards a model for inference, and %s wraps %s for one GPU per process: load it with device_map={"": local_rank} (or move it with .to(local_rank) before wrapping)`, s, ddp, model)})
+		return
+	}
 	fd := Finding{Start: start(v), End: end(v), Message: msg,
 		Fix: &Fix{Message: "device_map=" + target, Edits: []Edit{{Start: start(lit), End: end(lit), NewText: target}}}}
 	if why := f.shardsOnPurpose(l); why != "" {
