@@ -204,3 +204,29 @@ func TestFixWriteSameFileTwice(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 0, one line fixing the file, the summary", code, stderr)
 	}
 }
+
+// A report that cannot be written is one line and exit 2; the
+// repositories are still migrated.
+func TestMigrateReportWriteErrorIsExit2(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	env := bulkGitEnv(t)
+	root := t.TempDir()
+	var repos []string
+	for i := 0; i < 3; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("r%d", i))
+		bulkWriteFiles(t, dir, map[string]string{"util.py": "x = 1\n"})
+		bulkGit(t, env, dir, "init", "-q")
+		bulkGit(t, env, dir, "add", ".")
+		bulkGit(t, env, dir, "commit", "-q", "-m", "init")
+		repos = append(repos, dir)
+	}
+	out, err := bulkCommand(root, env, append([]string{"migrate", "--quiet", "--report", "/dev/full"}, repos...)...).CombinedOutput()
+	if st := bulkExitStatus(err); st != exitError || strings.Count(string(out), "--report:") != 1 || !strings.Contains(string(out), "no space left on device") {
+		t.Errorf("exit %d, want 2 and one line naming the error:\n%s", st, out)
+	}
+	if !strings.Contains(string(out), "clean") {
+		t.Errorf("the repositories were not migrated:\n%s", out)
+	}
+}

@@ -92,8 +92,10 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 				if rep, err = migrate.CreateReport(reportFile, reportFile == resume); err != nil {
 					return fmt.Errorf("--report: %w", err)
 				}
-				defer rep.Close()
 			}
+			// The first error writing the report is said once and makes
+			// the run exit 2; the repositories go on.
+			var reportErr error
 			// The first Ctrl-C starts no new repository, the second stops
 			// those in flight at their next safe point.
 			o.Stop = cmdContext().Done()
@@ -106,10 +108,10 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 				if r.Status == migrate.Failed {
 					failed++
 				}
-				if rep != nil {
-					if err := rep.Add(r); err != nil {
+				if rep != nil && reportErr == nil {
+					if reportErr = rep.Add(r); reportErr != nil {
 						prog.clear()
-						printLine(stderr, "error", "--report:", err)
+						printLine(stderr, "error", "--report:", reportErr)
 					}
 				}
 				n := 0
@@ -119,6 +121,12 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 				prog.step(n)
 			})
 			prog.finish()
+			if rep != nil {
+				if err := rep.Close(); err != nil && reportErr == nil {
+					reportErr = err
+					printLine(stderr, "error", "--report:", err)
+				}
+			}
 			migrate.Summary(stderr, results)
 			if interrupted() {
 				fmt.Fprintf(stderr, "loratune-fix: interrupted: %d of %d repositories reported (above), %d not started.\n", len(results), len(todo), len(todo)-len(results))
@@ -126,7 +134,7 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 			switch {
 			case interrupted():
 				return exitCode(exitInterrupted)
-			case failed > 0:
+			case failed > 0 || reportErr != nil:
 				return exitCode(exitError)
 			}
 			return nil
