@@ -39,28 +39,25 @@ func isTokenizerLoad(n *sitter.Node, text []byte) bool {
 func (f *Facts) tokenizerFactories() map[string]padTokenizer {
 	out := map[string]padTokenizer{}
 	text := f.Src.Text
-	for _, fn := range f.Funcs {
-		var inner *Assign
-		for _, a := range f.Assigns {
-			if a.Func == fn && isTokenizerLoad(a.Value, text) {
-				inner = a
-			}
+	inner := map[*Func]*Assign{} // each function's last tokenizer load
+	for _, a := range f.Assigns {
+		if a.Func != f.module && isTokenizerLoad(a.Value, text) {
+			inner[a.Func] = a
 		}
-		if inner == nil {
-			continue
-		}
+	}
+	for fn, a := range inner {
 		returned := false
 		walkNodes(fn.Body, func(n *sitter.Node) bool {
 			if n.Type() == "function_definition" || n.Type() == "class_definition" {
 				return false
 			}
-			if n.Type() == "return_statement" && n.NamedChildCount() == 1 && n.NamedChild(0).Content(text) == inner.Text {
+			if n.Type() == "return_statement" && n.NamedChildCount() == 1 && n.NamedChild(0).Content(text) == a.Text {
 				returned = true
 			}
 			return true
 		})
 		if returned {
-			out[fn.Name] = padTokenizer{Factory: fn, Inner: inner.Text, Call: inner.Value}
+			out[fn.Name] = padTokenizer{Factory: fn, Inner: a.Text, Call: a.Value}
 		}
 	}
 	return out
