@@ -122,8 +122,9 @@ func staleLeftPaddingComment(src *Source, at int) (Edit, bool) {
 }
 
 // onlineTrainers generate completions during training with the
-// tokenizer they are given (GRPO, PPO and the online preference trainers).
-var onlineTrainers = []string{"GRPO", "PPO", "OnlineDPO", "RLOO", "XPO", "NashMD"}
+// tokenizer they are given (GRPO, PPO, the online preference trainers,
+// GKD's on-policy student).
+var onlineTrainers = []string{"GRPO", "PPO", "OnlineDPO", "RLOO", "XPO", "NashMD", "GKD"}
 
 // leftForGeneration says why a left padding side set at v serves
 // generation (DOMAIN.md §11: right padding must not reach batched
@@ -145,7 +146,7 @@ func leftForGeneration(f *Facts, v *sitter.Node, fn *Func, tok string) (why stri
 		return fmt.Sprintf("%s() calls generate", fn.Name), false
 	}
 	for _, c := range f.Calls {
-		if c.Func == fn && c.Method == "train" && c.Args.NamedChildCount() == 0 && strings.Contains(strings.ToLower(c.Object()), "trainer") && c.Node.EndByte() <= v.StartByte() {
+		if c.Func == fn && c.Method == "train" && strings.Contains(strings.ToLower(c.Object()), "trainer") && c.Node.EndByte() <= v.StartByte() {
 			return fmt.Sprintf("it comes after %s, where it restores the setting for generation", c.Node.Content(text)), false
 		}
 	}
