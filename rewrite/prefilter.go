@@ -68,7 +68,7 @@ func (e *Engine) buildPrefilter() error {
 func (e *Engine) MayMatch(text []byte) bool {
 	// found[i]: 0 not searched yet, 1 present, 2 absent, for each of e.words.
 	var small [64]uint8
-	found := small[:0]
+	var found []uint8
 	if len(e.words) <= len(small) {
 		found = small[:len(e.words)]
 	} else {
