@@ -74,22 +74,6 @@ func walkNodes(n *sitter.Node, visit func(*sitter.Node) bool) {
 	}
 }
 
-// modelIDArg is the first positional argument of a from_pretrained call, or
-// its pretrained_model_name_or_path keyword.
-func modelIDArg(call *sitter.Node, text []byte) *sitter.Node {
-	args := call.ChildByFieldName("arguments")
-	if args == nil {
-		return nil
-	}
-	if v := KeywordValue(args, "pretrained_model_name_or_path", text); v != nil {
-		return v
-	}
-	if ra := realArgs(args); len(ra) > 0 && ra[0].Type() != "keyword_argument" {
-		return ra[0]
-	}
-	return nil
-}
-
 // trainedTokenizer is the tokenizer that belongs to the trained load:
 // TokenizerFor's answer (the one handed to the trainer with the model,
 // else one of the same model id, else the only one beside it), unless it
@@ -137,12 +121,4 @@ func (f *Facts) trainedTokenizer(load *Load, before *sitter.Node) (*padTokenizer
 		return nil, why
 	}
 	return nil, ""
-}
-
-// loadIDText is the model id argument of the load as written, or "".
-func loadIDText(load *Load, text []byte) string {
-	if arg := modelIDArg(load.Node, text); arg != nil {
-		return arg.Content(text)
-	}
-	return ""
 }
