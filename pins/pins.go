@@ -2,6 +2,7 @@
 // the nearest requirements*.txt, pyproject.toml (PEP 621 and Poetry),
 // setup.cfg, setup.py and environment.yml, walking up from the script to
 // the repository root. Each version says where it was found, for messages.
+// The same walk finds the formatter's line length (LineLength).
 package pins
 
 import (
@@ -38,6 +39,62 @@ func NewFinder() *Finder { return &Finder{dirs: map[string]*dirPins{}} }
 type dirPins struct {
 	pins map[string]version.Version
 	root bool // a repository root: the walk stops here
+	// pyproject: the directory has a pyproject.toml, whose formatter line
+	// length is lineLength (0: none set).
+	pyproject  bool
+	lineLength int
+}
+
+// DefaultLineLength is black's and ruff's line length.
+const DefaultLineLength = 88
+
+// LineLength is the formatter line length of the project that holds path:
+// that of the nearest pyproject.toml (from the script's folder up to the
+// repository root), as black finds it: its [tool.black] line-length, else
+// [tool.ruff] line-length, else DefaultLineLength. It walks the same
+// folders, through the same cache, as For.
+func (f *Finder) LineLength(path string) int {
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return DefaultLineLength
+	}
+	for dir := abs; ; {
+		d := f.dir(dir)
+		if d.pyproject {
+			if d.lineLength > 0 {
+				return d.lineLength
+			}
+			return DefaultLineLength
+		}
+		parent := filepath.Dir(dir)
+		if d.root || parent == dir {
+			return DefaultLineLength
+		}
+		dir = parent
+	}
+}
+
+// PyprojectLineLength is the line length a pyproject.toml sets for its
+// formatter: [tool.black] line-length, else [tool.ruff] line-length (0:
+// none, or not TOML).
+func PyprojectLineLength(data []byte) int {
+	var doc struct {
+		Tool struct {
+			Black struct {
+				LineLength int `toml:"line-length"`
+			} `toml:"black"`
+			Ruff struct {
+				LineLength int `toml:"line-length"`
+			} `toml:"ruff"`
+		} `toml:"tool"`
+	}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return 0
+	}
+	if n := doc.Tool.Black.LineLength; n > 0 {
+		return n
+	}
+	return max(doc.Tool.Ruff.LineLength, 0)
 }
 
 // For returns the versions that govern the script at path: for each
@@ -121,6 +178,7 @@ func readDir(dir string) *dirPins {
 			got = Requirements(dir, name, data)
 		case name == "pyproject.toml":
 			got = Pyproject(name, data)
+			d.pyproject, d.lineLength = true, PyprojectLineLength(data)
 		case name == "setup.cfg":
 			got = SetupCfg(name, data)
 		case name == "setup.py":

@@ -141,3 +141,40 @@ func TestRequirementsInclude(t *testing.T) {
 		t.Errorf("include: %v", got)
 	}
 }
+
+// The line length comes from the nearest pyproject.toml, as black finds
+// it: [tool.black] first, then [tool.ruff]; a nearer pyproject.toml
+// without either means the default, and the walk stops at the repository
+// root.
+func TestLineLength(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("outer/pyproject.toml", "[tool.black]\nline-length = 100\n")
+	write("outer/repo/.git/HEAD", "")
+	write("outer/repo/pyproject.toml", "[tool.ruff]\nline-length = 120\n[tool.black]\nline-length = 79\n")
+	write("outer/repo/ruff/pyproject.toml", "[tool.ruff]\nline-length = 120\n")
+	write("outer/repo/plain/pyproject.toml", "[project]\nname = \"x\"\n")
+	write("outer/repo/deep/a/train.py", "")
+	write("outer/norepo/train.py", "")
+	write("lone/.git/HEAD", "")
+	f := NewFinder()
+	for path, want := range map[string]int{
+		"outer/repo/deep/a/train.py": 79,
+		"outer/repo/ruff/train.py":   120,
+		"outer/repo/plain/train.py":  DefaultLineLength,
+		"outer/norepo/train.py":      100,
+		"lone/train.py":              DefaultLineLength,
+	} {
+		if got := f.LineLength(filepath.Join(root, path)); got != want {
+			t.Errorf("%s: line length %d, want %d", path, got, want)
+		}
+	}
+}

@@ -22,6 +22,9 @@ type Options struct {
 	// ParseTimeout bounds a file's whole analysis: its parses, its rules
 	// and its fix passes (0: no bound).
 	ParseTimeout time.Duration
+	// LineLength is the project's formatter line length, within which
+	// inserted code and comments are laid out (0: DefaultLineLength).
+	LineLength int
 }
 
 // Engine runs a fixed set of rules. It holds no mutable state: one engine
@@ -52,6 +55,17 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// WithLineLength is the engine with the line length of one file's project
+// (runner.Options.LineLength); it shares everything else with e.
+func (e *Engine) WithLineLength(n int) *Engine {
+	if n == e.opts.LineLength {
+		return e
+	}
+	c := *e
+	c.opts.LineLength = n
+	return &c
 }
 
 // Rules are the rules this engine runs, in code order.

@@ -34,6 +34,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *si
 		}
 	}()
 	src := NewSource(text)
+	src.LineLength = e.opts.LineLength
 	root := tree.RootNode()
 	src.root = root
 	if se := firstSyntaxError(root, src); se != nil {

@@ -143,14 +143,16 @@ func standsAlone(src *Source, stmt *sitter.Node) (indent string, ok bool) {
 
 // template turns lines written with "\t" for each indentation level into the
 // file's indentation and line ending, under base.
+// Each line is laid out within the line length (laidOut).
 func template(src *Source, base string, lines []string) string {
 	var b strings.Builder
 	for _, l := range lines {
 		depth := len(l) - len(strings.TrimLeft(l, "\t"))
-		b.WriteString(base)
-		b.WriteString(strings.Repeat(src.IndentUnit(), depth))
-		b.WriteString(l[depth:])
-		b.WriteString(src.EOL)
+		line := base + strings.Repeat(src.IndentUnit(), depth) + l[depth:]
+		for _, out := range laidOut(line, src.IndentUnit(), src.lineLimit()) {
+			b.WriteString(out)
+			b.WriteString(src.EOL)
+		}
 	}
 	return b.String()
 }
@@ -339,17 +341,27 @@ func dropKeywordArg(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
 		rest := strings.TrimSpace(string(text[end(kw):lineEnd]))
 		rest = strings.TrimSpace(strings.TrimPrefix(rest, ","))
 		if rest == "" || strings.HasPrefix(rest, "#") {
+			// The line goes; its comment stays, on a line of its own.
+			line := Edit{Start: src.LineStart(start(kw)), End: lineEnd}
+			if rest != "" {
+				indent, _ := src.Indent(start(kw))
+				line.NewText = indent + rest + src.EOL
+			}
 			if idx == len(list)-1 && commaAfter(args, kw) == nil {
 				// The last argument without a trailing comma: the previous
-				// argument's comma goes too.
+				// argument's comma goes too, unless a comment now follows
+				// it (a trailing comma then, as a formatter writes it).
 				prev := list[idx-1]
 				if commaAfter(args, prev) != nil && src.Position(end(prev)).Line != src.Position(start(kw)).Line {
+					if rest != "" {
+						return []Edit{line}, true
+					}
 					comma := commaAfter(args, prev)
-					return []Edit{{Start: start(comma), End: end(comma)}, {Start: src.LineStart(start(kw)), End: lineEnd}}, true
+					return []Edit{{Start: start(comma), End: end(comma)}, line}, true
 				}
 				return nil, false
 			}
-			return []Edit{{Start: src.LineStart(start(kw)), End: lineEnd}}, true
+			return []Edit{line}, true
 		}
 	}
 	return dropArg(args, kw)

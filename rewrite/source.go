@@ -17,6 +17,9 @@ type Source struct {
 	lineStarts []int
 	root       *sitter.Node // set once parsed: the indent unit is read from it
 	unit       string
+	// LineLength is the formatter's line length that inserted lines keep
+	// within (0: DefaultLineLength).
+	LineLength int
 }
 
 // NewSource indexes text for line and column lookups.

@@ -35,6 +35,9 @@ type Options struct {
 	Jobs int
 	// Versions finds the pins that govern a file (nil: none known).
 	Versions func(path string) version.Versions
+	// LineLength finds the formatter line length of a file's project
+	// (nil: the default).
+	LineLength func(path string) int
 	// EngineFor gives the engine of one file when it differs from Engine
 	// (per-file ignores of the configuration); nil, or a nil result, means
 	// Engine.
@@ -92,6 +95,11 @@ func process(ctx context.Context, opts *Options, path string, data []byte) *find
 	// none, and the finder's cache then grows with them, not the tree.
 	if opts.Versions != nil {
 		f.Versions = opts.Versions(path)
+	}
+	if opts.LineLength != nil {
+		o := *opts
+		o.Engine = opts.Engine.WithLineLength(opts.LineLength(path))
+		opts = &o
 	}
 	if opts.parseGate != nil {
 		defer opts.parseGate.acquire(int64(len(data)))()

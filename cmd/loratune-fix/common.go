@@ -103,8 +103,9 @@ func (r *ruleFlags) options(fix, write bool) (*runner.Options, error) {
 	for _, n := range eng.Notes() {
 		printLine(r.cmd.ErrOrStderr(), "note", n)
 	}
+	finder := pins.NewFinder()
 	return &runner.Options{Engine: eng, Fix: fix, Write: write, Jobs: r.jobs, MaxFileSize: r.maxFileSize,
-		Versions: pins.NewFinder().For, EngineFor: perFileEngines(ro, cfg)}, nil
+		Versions: finder.For, LineLength: finder.LineLength, EngineFor: perFileEngines(ro, cfg)}, nil
 }
 
 // pathsOrDot is the paths to run on: the current folder when none is
