@@ -11,7 +11,8 @@ import (
 var keys = map[string]string{
 	"LTF001": `- LLaMA-Factory YAML: pure_bf16: true (bf16 weights, no autocast) on a LoRA run
   becomes bf16: true (or pure_bf16: false beside bf16: true); read with
-  finetuning_type, quantization_bit, bf16, fp16. bf16 and fp16 both true: a finding.
+  finetuning_type, quantization_bit, use_unsloth (a warning, no edit), bf16, fp16.
+  bf16 and fp16 both true: a finding.
 - axolotl YAML: bfloat16: true / float16: true on adapter: lora becomes bf16: true /
   fp16: true (or false beside bf16: true|auto); read with adapter, load_in_4bit,
   load_in_8bit, gptq.
@@ -30,7 +31,8 @@ var keys = map[string]string{
 - Quantized runs (quantization_bit, adapter: qlora, load_in_4bit/8bit) keep their
   dtype; full fine-tunes get a warning, no edit.`,
 	"LTF002": `- LLaMA-Factory YAML: flash_attn: auto|sdpa, or no flash_attn (default auto),
-  becomes flash_attn: disabled (eager).
+  becomes flash_attn: disabled (eager); with use_unsloth: true a warning (unsloth
+  ignores it).
 - axolotl YAML: attn_implementation: sdpa becomes eager, sdp_attention: true becomes
   eager_attention: true; sample_packing: true keeps them (a warning); no attention
   key at all: a warning.

@@ -36,6 +36,10 @@ func (p *pass) llamaFactory() {
 	adapter := ftype == "lora" || ftype == "oft"
 	qb, _ := m.get("quantization_bit")
 	quantized := qb != nil && !qb.isNull(text)
+	// unsloth loads the model itself: it chooses the dtype and drops the
+	// attention setting.
+	us, _ := m.get("use_unsloth")
+	unsloth := us.isTrue(text)
 
 	bf16, _ := m.get("bf16")
 	fp16, _ := m.get("fp16")
@@ -49,6 +53,8 @@ func (p *pass) llamaFactory() {
 		switch {
 		case quantized:
 			fd.Severity, fd.Message = rewrite.SeverityInfo, "quantized run (quantization_bit): the frozen base keeps its dtype, the adapters are the fp32 masters; pure_bf16 left as it is"
+		case unsloth:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, "pure_bf16: true with use_unsloth: true: unsloth manages the dtype and trains through its own kernels; not edited: whether it accepts fp32 masters for this model is unsloth's to say"
 		case !adapter:
 			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("pure_bf16: true on a full fine-tune (finetuning_type: %s) trains every weight in pure bf16: %s; not edited: fp32 masters of a whole model are a choice of memory", ftype, fp32Why)
 		default:
@@ -90,6 +96,9 @@ func (p *pass) llamaFactory() {
 		}
 		fd := rewrite.Finding{Start: start, End: end, Message: msg + "; flash_attn: disabled is eager attention (O(L^2) memory, slower)"}
 		switch {
+		case unsloth:
+			fd.Severity = rewrite.SeverityWarning
+			fd.Message += "; not fixed: with use_unsloth: true unsloth loads the model and ignores the attention setting"
 		case dup:
 		case fa == nil:
 			if e, ok := f.addKey("flash_attn", "disabled"); ok {
