@@ -407,8 +407,27 @@ func runDedicatedPadToken(p *Pass) {
 				Message: "resize_token_embeddings after get_peft_model: the new rows are neither trained nor saved with the adapter; resize before get_peft_model"})
 		}
 	}
+	// unbound is the first of names that some path reaches where (the
+	// statement the new lines run before; nil: the end of the block)
+	// without binding: the binding guard.
+	unbound := func(where *sitter.Node, names ...string) string {
+		for _, name := range names {
+			if where == nil {
+				return name
+			}
+			if r := f.ReachingBefore(name, where); r.MaybeUnbound || len(r.Defs) == 0 {
+				return name
+			}
+		}
+		return ""
+	}
 	if good {
 		if !named || configSet || anchor == nil || trainAt != nil && anchor.StartByte() > trainAt.StartByte() {
+			return
+		}
+		msg := "the tokenizer has a dedicated pad but model.config.pad_token_id is not set: generation and loss masking read it from the config"
+		if name := unbound(nextStatement(anchor), model, tok.Name); name != "" {
+			report(SeverityWarning, msg+fmt.Sprintf("; %s is bound only on some paths: set it by hand where both exist", name), nil)
 			return
 		}
 		e, ok := insertAfter(p.Src, anchor, configLines)
@@ -416,7 +435,7 @@ func runDedicatedPadToken(p *Pass) {
 		if ok {
 			fix = &Fix{Message: "set model.config.pad_token_id", Edits: []Edit{e}}
 		}
-		report(SeverityWarning, "the tokenizer has a dedicated pad but model.config.pad_token_id is not set: generation and loss masking read it from the config", fix)
+		report(SeverityWarning, msg, fix)
 		return
 	}
 	if len(bad) == 0 && !fam.llama3() {
@@ -493,11 +512,9 @@ func runDedicatedPadToken(p *Pass) {
 	if len(moved) == 0 {
 		reads = append(reads, tok.Name)
 	}
-	for _, name := range reads {
-		if r := f.ReachingBefore(name, orNode(where, anchor)); where == nil || r.MaybeUnbound || len(r.Defs) == 0 {
-			report(sev, msg+fmt.Sprintf("; %s is bound only on some paths to where the pad would go: set the pad by hand where the tokenizer and the model both exist", name), nil)
-			return
-		}
+	if name := unbound(where, reads...); name != "" {
+		report(sev, msg+fmt.Sprintf("; %s is bound only on some paths to where the pad would go: set the pad by hand where the tokenizer and the model both exist", name), nil)
+		return
 	}
 	var edits []Edit
 	for _, b := range bad {
@@ -760,13 +777,6 @@ func nextStatement(stmt *sitter.Node) *sitter.Node {
 		n = n.NextNamedSibling()
 	}
 	return n
-}
-
-func orNode(a, b *sitter.Node) *sitter.Node {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // indentOf is the indentation of the line stmt starts on.
