@@ -202,7 +202,7 @@ func (e *Engine) SetOutcomes(findings, final []Finding, settled bool, dropped ma
 
 // unquantizedPath reports a load whose quantization argument is None on
 // some path: quantization_config = None, then a BitsAndBytesConfig under
-// an if.
+// an if; BitsAndBytesConfig(...) if args.qlora else None.
 func (f *Facts) unquantizedPath(l *Load) bool {
 	text := f.Src.Text
 	for _, k := range quantKeywords {
@@ -211,6 +211,11 @@ func (f *Facts) unquantizedPath(l *Load) bool {
 			continue
 		}
 		vals, ok := f.Values(v)
+		if v.Type() == "conditional_expression" {
+			// X if opt else None: both branches are values.
+			kids := namedChildren(v)
+			vals, ok = []*sitter.Node{kids[0], kids[len(kids)-1]}, true
+		}
 		if !ok {
 			return false
 		}
