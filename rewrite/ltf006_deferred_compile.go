@@ -44,8 +44,9 @@ becomes
     # loratune-fix LTF006: removed torch.compile(model) ...
 
 ## When it stays away
-Compiles in inference or export code. A compile behind the script's own
-flag that is off unless the user turns it on (if args.compile: with
+Compiles in inference or export code. A compile (before the Trainer, or
+in place) behind the script's own flag that is off unless the user turns
+it on (if args.compile: with
 action="store_true", if use_compile: with a False default, torch.compile(m)
 if compile else m) is the user's choice: a note, no edit. A flag set True
 in the file or defaulting to True compiles every run: deferred.
