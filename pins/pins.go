@@ -37,8 +37,9 @@ func NewFinder() *Finder { return &Finder{dirs: map[string]*dirPins{}} }
 // dirPins is what one directory's pin files say, with Source relative to
 // that directory ("requirements.txt:3").
 type dirPins struct {
-	pins map[string]version.Version
-	root bool // a repository root: the walk stops here
+	pins     map[string]version.Version
+	root     bool     // a repository root: the walk stops here
+	vendored []string // libraries whose package lies here (peft/__init__.py)
 	// pyproject: the directory has a pyproject.toml, whose formatter line
 	// length is lineLength (0: none set).
 	pyproject  bool
@@ -100,7 +101,9 @@ func PyprojectLineLength(data []byte) int {
 // For returns the versions that govern the script at path: for each
 // library, the nearest directory (from the script's own up to the
 // repository root) whose pin files name it. Source is the pin file relative
-// to the script's directory, with its line: "../requirements.txt:3".
+// to the script's directory, with its line: "../requirements.txt:3". A
+// library whose package (peft/__init__.py) lies beside the script is the
+// one `python script.py` imports: a vendored copy, whatever the pins say.
 func (f *Finder) For(path string) version.Versions {
 	var vs version.Versions
 	abs, err := filepath.Abs(filepath.Dir(path))
@@ -108,6 +111,10 @@ func (f *Finder) For(path string) version.Versions {
 		return vs
 	}
 	found := map[string]bool{}
+	for _, lib := range f.dir(abs).vendored {
+		found[lib] = true
+		vs.Set(lib, version.Version{Ref: "a vendored copy", Source: lib + "/"})
+	}
 	rel := ""
 	for dir := abs; ; {
 		d := f.dir(dir)
@@ -152,6 +159,11 @@ func readDir(dir string) *dirPins {
 	d := &dirPins{pins: map[string]version.Version{}}
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		d.root = true
+	}
+	for _, lib := range Libraries {
+		if _, err := os.Stat(filepath.Join(dir, lib, "__init__.py")); err == nil {
+			d.vendored = append(d.vendored, lib)
+		}
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -22,16 +22,26 @@ func TestRequirementLines(t *testing.T) {
 		{"torchvision==0.16", "", "", false},
 		{"git+https://github.com/huggingface/transformers@v4.36.0", "transformers", "4.36.0", true},
 		{"git+https://github.com/huggingface/peft.git@main", "peft", "unknown", true},
-		{"git+https://github.com/huggingface/peft.git@0123abc#egg=peft", "peft", "unknown", true},
+		{"git+https://github.com/huggingface/peft.git@0123abc#egg=peft", "peft", "unknown (git commit 0123abc)", true},
+		{"git+https://github.com/huggingface/peft.git", "peft", "unknown", true},
 		{"transformers @ git+https://github.com/huggingface/transformers.git@v4.45.2", "transformers", "4.45.2", true},
+		// A commit is no version: an old one is as likely as a new one.
+		{"transformers @ git+https://github.com/huggingface/transformers.git@c612628045822f909020f7eb6784c79700813eda", "transformers", "unknown (git commit c612628)", true},
+		{"peft @ git+https://github.com/huggingface/peft.git@v0.6.2", "peft", "0.6.2", true},
+		{"git+https://github.com/huggingface/peft.git@fix-lora-init", "peft", "unknown (git ref fix-lora-init)", true},
+		{"git+ssh://git@github.com/huggingface/peft.git", "peft", "unknown", true},
 		{"# transformers==4.1", "", "", false},
 		{"accelerate>=0.20", "", "", false},
 		{"transformers==4.41.2 --hash=sha256:abc \\", "transformers", "4.41.2", true},
 	}
 	for _, tt := range tests {
 		lib, v, ok := requirement(tt.line)
-		if ok != tt.ok || lib != tt.lib || ok && v.String() != tt.want {
-			t.Errorf("requirement(%q) = %q %s %v, want %q %s %v", tt.line, lib, v, ok, tt.lib, tt.want, tt.ok)
+		got := v.String()
+		if v.Unreadable() {
+			got += " (" + v.Ref + ")"
+		}
+		if ok != tt.ok || lib != tt.lib || ok && got != tt.want {
+			t.Errorf("requirement(%q) = %q %s %v, want %q %s %v", tt.line, lib, got, ok, tt.lib, tt.want, tt.ok)
 		}
 	}
 }
@@ -176,5 +186,30 @@ func TestLineLength(t *testing.T) {
 		if got := f.LineLength(filepath.Join(root, path)); got != want {
 			t.Errorf("%s: line length %d, want %d", path, got, want)
 		}
+	}
+}
+
+// A library's package beside the script is what the script imports: a
+// vendored copy, not the version the pin files name. One further up is not
+// on the script's path.
+func TestVendoredPackageBesideTheScript(t *testing.T) {
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(repo, "requirements.txt"), "peft==0.12.0\ntransformers==4.40.0\n")
+	write(t, filepath.Join(repo, "train", "peft", "__init__.py"), "")
+	write(t, filepath.Join(repo, "train", "transformers", "README.md"), "not a package\n")
+	script := filepath.Join(repo, "train", "finetune.py")
+	write(t, script, "")
+	vs := NewFinder().For(script)
+	if got := vs.Peft.Describe("peft"); got != "peft from a vendored copy (peft/), version unknown" {
+		t.Errorf("peft: %s", got)
+	}
+	if got := vs.Transformers.String(); got != "4.40.0" {
+		t.Errorf("transformers: %s", got)
+	}
+	below := filepath.Join(repo, "train", "sub", "run.py")
+	write(t, below, "")
+	if got := NewFinder().For(below).Peft.String(); got != "0.12.0" {
+		t.Errorf("a package one folder up is not the script's: peft %s", got)
 	}
 }

@@ -26,6 +26,7 @@ var (
 	clause   = regexp.MustCompile(`^\s*(===|==|~=|>=|<=|!=|>|<|=|\^|~)?\s*v?([0-9][0-9A-Za-z.*+!-]*)\s*$`)
 	versionL = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)+`)
 	eggName  = regexp.MustCompile(`[#&]egg=([A-Za-z0-9._-]+)`)
+	sha      = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
 )
 
 // requirement reads one dependency line (PEP 508, pip, conda or Poetry
@@ -137,8 +138,9 @@ func urlName(u string) string {
 	return u[strings.LastIndexByte(u, '/')+1:]
 }
 
-// urlVersion is the version a git ref names (@v4.36.0, @4.36.0); a branch
-// or a commit is unknown.
+// urlVersion is the version a git ref names (@v4.36.0, @4.36.0). No ref,
+// or the default branch, is the newest: unknown. A commit or another
+// branch names no version: unreadable (an old commit is likely).
 func urlVersion(u string) version.Version {
 	u = strings.SplitN(u, "#", 2)[0]
 	slash := strings.IndexByte(u, '/')
@@ -147,8 +149,17 @@ func urlVersion(u string) version.Version {
 		return version.Version{}
 	}
 	ref := u[i+1:]
+	if strings.ContainsAny(ref, "/:") {
+		return version.Version{} // user@host of an ssh URL, not a ref
+	}
 	if !versionL.MatchString(ref) {
-		return version.Version{}
+		switch {
+		case ref == "" || ref == "main" || ref == "master" || ref == "HEAD":
+			return version.Version{}
+		case sha.MatchString(ref):
+			return version.Version{Ref: "git commit " + ref[:7]}
+		}
+		return version.Version{Ref: "git ref " + ref}
 	}
 	v, err := version.Parse(ref)
 	if err != nil {

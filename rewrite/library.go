@@ -124,14 +124,14 @@ func (f *Facts) fileDtypeKeyword() string {
 
 // dtypeKeyword is the keyword to add for a load's dtype: dtype= from
 // transformers 4.56 (its name there; torch_dtype= is deprecated), never
-// before it (it is not the load dtype before 4.56); with no pin, the
-// spelling the file already uses, else torch_dtype= (accepted by every
-// version).
+// before it (it is not the load dtype before 4.56), nor under a pin whose
+// version cannot be read (a commit); with no pin, the spelling the file
+// already uses, else torch_dtype= (accepted by every version).
 func (f *Facts) dtypeKeyword(tv Version) string {
 	switch {
 	case tv.AtLeast(4, 56):
 		return "dtype"
-	case tv.Known:
+	case tv.Known || tv.Unreadable():
 		return "torch_dtype"
 	case f.fileDtypeKeyword() == "dtype":
 		return "dtype"

@@ -309,7 +309,7 @@ func postLoadCasts(p *Pass, l *Load) {
 func trlDtype(p *Pass, t *trlLoad) {
 	f := p.Facts
 	key := "torch_dtype"
-	if tv := p.Versions.TRL; tv.AtLeast(0, 23) || !tv.Known && f.fileDtypeKeyword() == "dtype" {
+	if tv := p.Versions.TRL; tv.AtLeast(0, 23) || !tv.Known && !tv.Unreadable() && f.fileDtypeKeyword() == "dtype" {
 		key = "dtype" // its name from TRL 0.23; with no pin, as the file spells it
 	}
 	v := t.entries["dtype"]

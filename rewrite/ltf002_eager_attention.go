@@ -42,7 +42,10 @@ the keyword get a warning, not the keyword: unsloth's
 FastLanguageModel.from_pretrained (it pops attn_implementation) and Qwen-1's
 remote code (trust_remote_code=True with Qwen/Qwen-7B and its kin); LTF007
 fences cuDNN there.
-transformers older than 4.36 has no attn_implementation: use LTF007.
+transformers older than 4.36 has no attn_implementation (a TypeError at
+load), nor may one pinned to a git commit or vendored, whose version cannot
+be read: a warning naming LTF007, no edit; use_flash_attention_2=False is
+then left as it is.
 
 ## Cost
 Eager attention is O(L^2) in memory and slower than fused kernels. On an
@@ -62,6 +65,7 @@ sequence 512, 0.73x and 1.95x at 2048.`,
 func runEagerAttention(p *Pass) {
 	text := p.Src.Text
 	packing := packingInFile(p.Facts)
+	noAttn := noAttnKeyword(p.Versions.Transformers)
 	for _, l := range p.Facts.ModelLoads() {
 		if l.Use == NotTraining {
 			continue
@@ -89,17 +93,24 @@ func runEagerAttention(p *Pass) {
 		}
 		if v == nil {
 			switch {
+			case old != nil && old.Content(text) != "False" && noAttn != "":
+				p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityWarning,
+					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s, decided at run time; %s: where training does not use flash attention, switch the cuDNN SDPA backend off (--select LTF007)`, p.Facts.runtimeSource(old, l.Func), noAttn)})
 			case old != nil && old.Content(text) != "False":
 				p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityWarning,
 					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s, decided at run time: attn_implementation beside use_flash_attention_2=True raises ValueError (transformers 4.36-4.5x); choose the attention with attn_implementation alone ("eager" for training: the default SDPA's cuDNN backward gives NaN on left-padded rows)`, p.Facts.runtimeSource(old, l.Func))})
-			case old != nil:
-				replaceOldFlashKeyword(p, old)
 			case packing:
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityInfo,
 					Message: "packing/padding_free needs flash attention: attention left as it is"})
-			case p.Versions.Transformers.Below(4, 36):
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-					Message: fmt.Sprintf("%s has no attn_implementation: switch the cuDNN SDPA backend off instead (--select LTF007)", p.Versions.Transformers.Describe("transformers"))})
+			case noAttn != "":
+				at := l.Node
+				if old != nil {
+					at = old
+				}
+				p.Report(Finding{Start: start(at), End: end(at), Severity: SeverityWarning,
+					Message: noAttn + `: switch the cuDNN SDPA backend off instead (--select LTF007)`})
+			case old != nil:
+				replaceOldFlashKeyword(p, old)
 			case l.Opaque():
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 					Message: `training load with **kwargs: make sure it passes attn_implementation="eager" (the default SDPA picks cuDNN, whose backward gives NaN on left-padded rows)`})
@@ -155,6 +166,20 @@ func runEagerAttention(p *Pass) {
 	trlStringModels(p, func(t *trlLoad) { trlAttention(p, t) })
 }
 
+// noAttnKeyword says why the transformers that governs the file may lack
+// attn_implementation (it came in 4.36), or "": pinned below 4.36, or to a
+// commit or a vendored copy, whose version nobody can read (a keyword it
+// lacks is a TypeError at load).
+func noAttnKeyword(tv Version) string {
+	switch {
+	case tv.Below(4, 36):
+		return tv.Describe("transformers") + " has no attn_implementation"
+	case tv.Unreadable():
+		return tv.Describe("transformers") + ": it may be older than 4.36, which has no attn_implementation"
+	}
+	return ""
+}
+
 // replaceOldFlashKeyword turns use_flash_attention_2=False into
 // attn_implementation="eager": the old keyword is deprecated, and the two
 // side by side are a ValueError in transformers 4.36-4.5x whenever the old
@@ -196,6 +221,12 @@ func trlAttention(p *Pass, t *trlLoad) {
 	}
 	fd := Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node),
 		Message: fmt.Sprintf(`TRL loads %s with the default SDPA attention, whose cuDNN backward gives NaN on fully masked rows; pass attn_implementation="eager" in model_init_kwargs`, t.modelID)}
+	if noAttn := noAttnKeyword(p.Versions.Transformers); noAttn != "" {
+		fd.Severity = SeverityWarning
+		fd.Message = fmt.Sprintf(`TRL loads %s; %s: switch the cuDNN SDPA backend off instead (--select LTF007)`, t.modelID, noAttn)
+		p.Report(fd)
+		return
+	}
 	if t.jsonString {
 		fd.Severity = SeverityWarning
 		fd.Message += "; model_init_kwargs is a JSON string here: edit it by hand"

@@ -554,7 +554,7 @@ func runDedicatedPadToken(p *Pass) {
 		case stateDictOverride(f):
 			fix.Applicability = Unsafe
 			fix.Message += " (unsafe: the file overrides model.state_dict, which will not save a resized embedding row; save it with modules_to_save)"
-		case p.Versions.Peft.Below(0, 7):
+		case p.Versions.Peft.MayBeBelow(0, 7):
 			fix.Applicability = Unsafe
 			fix.Message += fmt.Sprintf(" (unsafe: %s cannot save a resized embedding row; peft 0.7 added save_embedding_layers)", p.Versions.Peft.Describe("peft"))
 		case strings.Contains(string(text), "save_embedding_layers=False"):

@@ -35,7 +35,10 @@ becomes
 ## When it stays away
 Scripts pinned below peft 0.10 (the name still works there). With no pin
 it is a warning with the same fix: any peft of the last two years lacks
-the old name. No fix when a call passes output_embedding_layer_name= or
+the old name. A peft pinned to a git commit, or a vendored copy (its source
+put on sys.path, or a peft/ package beside the script; DOMAIN §10), has a
+version nobody can read and may predate the kbit name (peft 0.4): a
+warning, no rename. No fix when a call passes output_embedding_layer_name= or
 layer_norm_names= (the kbit function has neither) or the name is used
 other than by calling it.
 
@@ -57,6 +60,9 @@ func runPrepareModelForInt8Training(p *Pass) {
 		sev = SeverityWarning
 	}
 	msg := fmt.Sprintf("prepare_model_for_int8_training was removed in peft 0.10 (%s): the script fails with ImportError; prepare_model_for_kbit_training does the same for these arguments", pv.Describe("peft"))
+	if pv.Unreadable() {
+		msg = fmt.Sprintf("prepare_model_for_int8_training was removed in peft 0.10 and prepare_model_for_kbit_training came in 0.4, but the installed peft may have only the old name (%s): not renamed; rename it once you know it is 0.10 or newer", pv.Describe("peft"))
+	}
 	// The names to rename: in "from peft import ..." statements, and the
 	// callee of every call (unless it goes through an alias).
 	var edits []Edit
@@ -101,9 +107,9 @@ func runPrepareModelForInt8Training(p *Pass) {
 		exact = false
 	}
 	fd := Finding{Start: start(first), End: end(first), Severity: sev, Message: msg}
-	if exact && len(edits) > 0 {
+	if exact && len(edits) > 0 && !pv.Unreadable() {
 		fd.Fix = &Fix{Message: fmt.Sprintf("rename to prepare_model_for_kbit_training (%d place(s))", len(edits)), Edits: edits}
-	} else {
+	} else if !pv.Unreadable() {
 		fd.Message += "; a call passes arguments the kbit function lacks (output_embedding_layer_name, layer_norm_names) or the name is used otherwise: rename by hand"
 	}
 	p.Report(fd)

@@ -47,7 +47,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *si
 	}
 	file := buildFacts(src, root, q)
 	var findings []Finding
-	pass := &Pass{Src: src, Facts: file, Versions: e.opts.Target.Merge(vs), findings: &findings}
+	pass := &Pass{Src: src, Facts: file, Versions: e.opts.Target.Merge(withVendored(file, vs)), findings: &findings}
 	for _, r := range e.rules {
 		if err := stopped(ctx); err != nil {
 			return nil, nil, err

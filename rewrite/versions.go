@@ -1,6 +1,13 @@
 package rewrite
 
-import "github.com/loratune/loratune-fix/version"
+import (
+	"fmt"
+	"regexp"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/version"
+)
 
 // The version types live in package version (no cgo), so that pins and
 // config read them without the engine; these names keep the rules' code.
@@ -8,3 +15,29 @@ type (
 	Version  = version.Version
 	Versions = version.Versions
 )
+
+// vendoredPath is a sys.path entry that holds one of the libraries' own
+// source: "./peft/src", "peft", "../transformers/src/".
+var vendoredPath = regexp.MustCompile(`(?:^|[/\\])(transformers|peft|trl)(?:[/\\]|$)`)
+
+// withVendored returns vs with each library that the file puts on sys.path
+// from a copy of its own source (sys.path.append("./peft/src")) marked as
+// a vendored copy: that fork is what the script imports, whatever the pins
+// say, and it may lack any upstream name (DOMAIN §10).
+func withVendored(f *Facts, vs Versions) Versions {
+	text := f.Src.Text
+	for _, c := range f.Calls {
+		if c.Dotted != "sys.path.append" && c.Dotted != "sys.path.insert" {
+			continue
+		}
+		walkNodes(c.Args, func(n *sitter.Node) bool {
+			s, ok := StringValue(n, text)
+			if m := vendoredPath.FindStringSubmatch(s); ok && m != nil {
+				vs.Set(m[1], Version{Ref: "a vendored copy", Source: fmt.Sprintf("sys.path, line %d", f.Src.Position(start(c.Node)).Line)})
+				return false
+			}
+			return true
+		})
+	}
+	return vs
+}

@@ -17,6 +17,21 @@ type Version struct {
 	// Source says where the version came from ("requirements.txt:3",
 	// "--target"), for messages.
 	Source string
+	// Ref, for a library whose pin names no version, says what is
+	// installed instead: "git commit 13e53fc" (a pin to a commit or a
+	// branch) or "a vendored copy" (its source beside the script or on
+	// sys.path). Known is false: an old version is as likely as a new one.
+	Ref string
+}
+
+// Unreadable reports a library pinned to something that names no version
+// (Ref): unlike an unpinned one, it is not taken for the newest.
+func (v Version) Unreadable() bool { return !v.Known && v.Ref != "" }
+
+// MayBeBelow reports whether the version may be older than major.minor:
+// known to be, or unreadable. A rule that needs major.minor stays away.
+func (v Version) MayBeBelow(major, minor int) bool {
+	return v.Below(major, minor) || v.Unreadable()
 }
 
 // Parse reads "5", "4.56", "4.56.1", "v0.27.0", "5.0.0rc1".
@@ -64,9 +79,16 @@ func (v Version) String() string {
 	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
 }
 
-// Describe is "transformers 5.17.0 (requirements.txt:3)" or
-// "transformers version unknown".
+// Describe is "transformers 5.17.0 (requirements.txt:3)", "peft from git
+// commit 13e53fc (requirements.txt:2), version unknown" or "transformers
+// version unknown".
 func (v Version) Describe(lib string) string {
+	if v.Unreadable() {
+		if v.Source == "" {
+			return fmt.Sprintf("%s from %s, version unknown", lib, v.Ref)
+		}
+		return fmt.Sprintf("%s from %s (%s), version unknown", lib, v.Ref, v.Source)
+	}
 	if !v.Known {
 		return lib + " version unknown"
 	}
@@ -98,10 +120,11 @@ func (vs *Versions) Set(lib string, v Version) error {
 	return nil
 }
 
-// Merge fills the versions vs lacks from other.
+// Merge fills the versions vs lacks (neither known nor unreadable) from
+// other.
 func (vs Versions) Merge(other Versions) Versions {
 	pick := func(a, b Version) Version {
-		if a.Known {
+		if a.Known || a.Unreadable() {
 			return a
 		}
 		return b

@@ -52,3 +52,26 @@ func TestSetAndMerge(t *testing.T) {
 		t.Errorf("Merge kept %+v, want own transformers and other's peft", got)
 	}
 }
+
+// A pin to a commit (or a vendored copy) names no version: it is not the
+// newest, as no pin is, but may be older than anything a rule needs.
+func TestUnreadable(t *testing.T) {
+	commit := Version{Ref: "git commit 13e53fc", Source: "requirements.txt:2"}
+	v436, _ := Parse("4.36.0")
+	v435, _ := Parse("4.35.2")
+	for _, tt := range []struct {
+		v    Version
+		want bool
+	}{{commit, true}, {Version{}, false}, {v436, false}, {v435, true}} {
+		if got := tt.v.MayBeBelow(4, 36); got != tt.want {
+			t.Errorf("%v MayBeBelow(4, 36) = %v, want %v", tt.v.Describe("transformers"), got, tt.want)
+		}
+	}
+	if got := commit.Describe("peft"); got != "peft from git commit 13e53fc (requirements.txt:2), version unknown" {
+		t.Errorf("Describe = %q", got)
+	}
+	// Merge keeps an unreadable pin over a version found further away.
+	if got := (Versions{Peft: commit}).Merge(Versions{Peft: v436}); got.Peft != commit {
+		t.Errorf("Merge replaced the commit pin by %v", got.Peft)
+	}
+}
