@@ -327,8 +327,8 @@ func trlDtype(p *Pass, t *trlLoad) {
 	} else if p.Versions.TRL.AtLeast(0, 27) || t.entries["quantization_config"] != nil {
 		return // TRL >= 0.27 loads float32 when no dtype is given
 	}
-	msg := fmt.Sprintf("TRL loads %s itself in %s; pass float32 masters in model_init_kwargs (compute stays bf16 through SFTConfig's autocast); %s (assumed: %s)",
-		t.modelID, map[bool]string{true: "the dtype given", false: "the checkpoint's dtype (bf16 for Llama-3) when none is given before TRL 0.27"}[v != nil], fp32CostOf(t.modelID, true), p.Versions.TRL.Describe("trl"))
+	msg := fmt.Sprintf("TRL loads %s itself in %s; pass float32 masters in model_init_kwargs (%s); %s (assumed: %s)",
+		t.modelID, map[bool]string{true: "the dtype given", false: "the checkpoint's dtype (bf16 for Llama-3) when none is given before TRL 0.27"}[v != nil], computeNote(f), fp32CostOf(t.modelID, true), p.Versions.TRL.Describe("trl"))
 	fd := Finding{Start: where, End: where, Message: msg}
 	if t.jsonString {
 		fd.Severity = SeverityWarning
