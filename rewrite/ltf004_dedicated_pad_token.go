@@ -32,8 +32,8 @@ are removed in the same fix.
 | Llama-3.0 | "<|reserved_special_token_250|>" (unused by the chat template) | no |
 | Llama-1 / 2, Mistral, Mixtral | tokenizer.unk_token (<unk>, id 0) | no |
 | Qwen1.5 / 2 / 2.5 / 3 (instruct) | their own "<|endoftext|>" | no |
-| Qwen base models | pad == eos natively: a warning | - |
-| Qwen-1 (remote code, eod_id) | a warning | - |
+| Qwen base models | pad == eos natively: a warning under a by-id collator | - |
+| Qwen-1 (remote code, eod_id) | a warning under a by-id collator | - |
 | Gemma 1 / 2 / 3 | their own "<pad>" (id 0) | no |
 | other or known only at run time | a run-time block: keep a pad that exists and differs from eos (and is not <|eot_id|> or <|im_end|>); else unk if it differs from eos; else "<|finetune_right_pad_id|>" if the vocabulary has it; else add "<|pad|>" and resize (only if the embedding is smaller) | maybe |
 
@@ -61,9 +61,12 @@ becomes, for Llama-3.1, after the model load:
 A pad that is already dedicated (a literal token, add_special_tokens with
 one, a resize helper that runs before training). Pad lines after training
 (generation settings). Tokenizers of other models (embedding, reward,
-reference). A tokenizer or model bound only on some paths: a warning.
-Framework-managed padding (unsloth, trl.setup_chat_format, a TRL trainer
-given no tokenizer): a warning saying what the framework does.
+reference). Packed training (packing=True, padding_free=True): nothing is
+padded. A tokenizer or model bound only on some paths to where the lines
+would go: a warning. A fix that would span two notebook cells: a finding,
+fixed by hand. Framework-managed padding (unsloth, trl.setup_chat_format, a
+TRL trainer given no tokenizer): one finding saying what the framework
+does. Remote code (trust_remote_code): the run-time block adds no token.
 
 ## Cost
 None with a pad the vocabulary has. A new "<|pad|>" adds one embedding row
