@@ -62,6 +62,9 @@ type Options struct {
 	// finish (the first Ctrl-C); cancelling RunAll's context stops those
 	// too (the second). Nil: only the context stops a run.
 	Stop <-chan struct{}
+	// PR, when set, ends each repository in a pull request (URLs only):
+	// the branch is rebuilt from the default branch on every run.
+	PR *PROptions
 }
 
 // Phases are the seconds spent in each step of one repository.
@@ -84,6 +87,8 @@ type Result struct {
 	Seconds  float64        `json:"seconds"`
 	Phases   Phases         `json:"phases"`
 	Error    string         `json:"error,omitempty"`
+	// PR is the pull request (--open-pr).
+	PR *PR `json:"pr,omitempty"`
 	// Dir is the work tree used: the local path or the clone.
 	Dir string `json:"dir,omitempty"`
 }
@@ -127,6 +132,8 @@ type repo struct {
 	restore string         // local checkouts: the branch to return to
 	existed bool           // the branch was there before this run
 	applied map[string]int // fixes by rule code in the changed files
+	files   []fileFindings // the files with findings, for a pull request's body
+	pr      prFacts
 }
 
 // Run migrates one repository. Cancelling ctx stops it at the next safe
@@ -192,11 +199,19 @@ func (r *repo) run(ctx context.Context, spec string) error {
 	if err != nil {
 		return err
 	}
+	if r.res.Status != Clean {
+		if r.res.Commit, err = r.git.Run(ctx, "rev-parse", "HEAD"); err != nil {
+			return err
+		}
+	}
+	if r.o.PR != nil {
+		t = time.Now()
+		err = r.pullRequest(ctx, spec)
+		r.res.Phases.Push = time.Since(t).Seconds()
+		return err
+	}
 	if r.res.Status == Clean {
 		return nil
-	}
-	if r.res.Commit, err = r.git.Run(ctx, "rev-parse", "HEAD"); err != nil {
-		return err
 	}
 	if r.o.Push {
 		t = time.Now()
@@ -216,6 +231,9 @@ func (r *repo) run(ctx context.Context, spec string) error {
 func (r *repo) checkout(ctx context.Context, spec string) error {
 	r.git = gitcmd.Git{Env: r.o.Env}
 	if !IsURL(spec) {
+		if r.o.PR != nil {
+			return errors.New("--open-pr needs the repository's URL, not a local checkout")
+		}
 		return r.checkoutLocal(ctx, spec)
 	}
 	if r.o.Workdir == "" {
@@ -249,6 +267,20 @@ func (r *repo) checkout(ctx context.Context, spec string) error {
 	head, err := r.git.Run(ctx, "symbolic-ref", "--short", "refs/remotes/origin/HEAD")
 	if err != nil {
 		return fmt.Errorf("cannot tell origin's default branch: %w", err)
+	}
+	if r.o.PR != nil {
+		// The branch is made afresh from the default branch: a re-run sees
+		// what is left to fix there, and its branch replaces the old one.
+		r.pr.base = strings.TrimPrefix(head, "origin/")
+		if _, err := r.git.Run(ctx, "switch", "-q", "--detach", head); err != nil {
+			return err
+		}
+		if _, err := r.git.Run(ctx, "rev-parse", "-q", "--verify", "refs/heads/"+r.o.Branch); err == nil {
+			if _, err := r.git.Run(ctx, "branch", "-q", "-D", r.o.Branch); err != nil {
+				return err
+			}
+		}
+		return r.remoteBranch(ctx)
 	}
 	if ok, err := r.switchExisting(ctx); ok || err != nil {
 		return err
@@ -356,8 +388,13 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 			errs = append(errs, strings.TrimPrefix(f.Err.Error(), r.res.Dir+string(filepath.Separator)))
 			return
 		}
+		ff := fileFindings{rel: rel, changed: f.Changed}
 		for _, d := range f.Diags {
 			r.res.Findings[d.Code]++
+			ff.findings = append(ff.findings, d.Finding)
+		}
+		if len(ff.findings) > 0 {
+			r.files = append(r.files, ff)
 		}
 		for _, d := range f.Dropped {
 			errs = append(errs, rel+": "+d)
@@ -475,7 +512,7 @@ func (r *repo) commit(ctx context.Context, changed []pending) error {
 // message lists the rules whose fixes were applied and the files.
 func (r *repo) message() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "loratune-fix: stable bf16 LoRA training settings\n\n")
+	fmt.Fprintf(&b, "%s\n\n", commitTitle)
 	var codes []string
 	for c := range r.applied {
 		codes = append(codes, c)

@@ -94,7 +94,7 @@ func (rp *Report) Close() error { return rp.f.Close() }
 func Summary(w io.Writer, results []*Result) {
 	sort.Slice(results, func(i, j int) bool { return results[i].Repo < results[j].Repo })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REPOSITORY\tSTATUS\tFILES\tCOMMIT\tSECONDS\tCLONE_S\tFIX_S\tCOMMIT_S\tPUSH_S\tERROR")
+	fmt.Fprintln(tw, "REPOSITORY\tSTATUS\tFILES\tCOMMIT\tPR\tSECONDS\tCLONE_S\tFIX_S\tCOMMIT_S\tPUSH_S\tERROR")
 	counts := map[Status]int{}
 	var p Phases
 	for _, r := range results {
@@ -110,7 +110,14 @@ func Summary(w io.Writer, results []*Result) {
 		if commit == "" {
 			commit = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\n", r.Repo, r.Status, len(r.Files), commit,
+		pr := "-"
+		if r.PR != nil {
+			pr = string(r.PR.State)
+			if r.PR.Number > 0 {
+				pr += fmt.Sprintf(" #%d", r.PR.Number)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\n", r.Repo, r.Status, len(r.Files), commit, pr,
 			r.Seconds, r.Phases.Clone, r.Phases.Fix, r.Phases.Commit, r.Phases.Push, r.Error)
 	}
 	tw.Flush()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loratune/loratune-fix/githubapi"
 	"github.com/loratune/loratune-fix/migrate"
 )
 
@@ -17,6 +18,8 @@ func newMigrateCmd() *cobra.Command {
 	var o migrate.Options
 	var reposFile, reportFile, resume string
 	var repoJobs int
+	var openPR bool
+	var pr migrate.PROptions
 	cmd := &cobra.Command{
 		Use:   "migrate [flags] [REPO...]",
 		Short: "Fix many git repositories: one branch and one commit each, a report line each",
@@ -59,6 +62,15 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 				return err
 			}
 			o.Runner, o.Walk, o.UnsafeFixes = opts, walk, rf.unsafeFixes
+			if pr.DryRun && !openPR {
+				return errors.New("--dry-run goes with --open-pr")
+			}
+			if openPR {
+				if err := pullRequestOptions(&pr, &rf, cmd); err != nil {
+					return err
+				}
+				o.PR = &pr
+			}
 			var done map[string]bool
 			if resume != "" {
 				if done, err = migrate.ReadDone(resume); err != nil {
@@ -151,5 +163,52 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 	fs.StringVar(&reportFile, "report", "", "write one JSON line per repository to FILE as each finishes")
 	fs.StringVar(&resume, "resume", "", "skip the repositories this report shows done (clean, up-to-date, changed)")
 	fs.IntVar(&repoJobs, "repo-jobs", runtime.NumCPU(), "repositories processed at once")
+	fs.BoolVar(&openPR, "open-pr", false, "push the branch and open or update a pull request per repository (GITHUB_TOKEN, GITHUB_API_URL); close it when nothing is left to fix")
+	fs.BoolVar(&pr.DryRun, "dry-run", false, "with --open-pr: print each pull request's title and body; push nothing, call GitHub for nothing")
+	fs.StringSliceVar(&pr.Labels, "pr-label", nil, "labels for a new pull request (repeatable or comma-separated)")
+	fs.StringSliceVar(&pr.Reviewers, "pr-reviewer", nil, "GitHub users asked to review a new pull request (repeatable or comma-separated)")
+	fs.BoolVar(&pr.Draft, "draft", false, "open the pull requests as drafts")
 	return cmd
+}
+
+// pullRequestOptions completes --open-pr's options: the GitHub client
+// (GITHUB_TOKEN and GITHUB_API_URL, as review --post), the profile and the
+// command that makes the same changes in a checkout.
+func pullRequestOptions(pr *migrate.PROptions, rf *ruleFlags, cmd *cobra.Command) error {
+	pr.Out, pr.Profile = cmd.OutOrStdout(), rf.profile
+	repro := []string{"loratune-fix", "fix", "--write"}
+	add := func(flag string, vals ...string) {
+		if len(vals) > 0 && vals[0] != "" {
+			repro = append(repro, flag, strings.Join(vals, ","))
+		}
+	}
+	add("--profile", rf.profile)
+	add("--select", rf.selectRules...)
+	add("--extend-select", rf.extendSelect...)
+	add("--ignore", rf.ignoreRules...)
+	add("--target", rf.target)
+	if rf.unsafeFixes {
+		repro = append(repro, "--unsafe-fixes")
+	}
+	pr.Reproduce = strings.Join(append(repro, "."), " ")
+	if pr.DryRun {
+		return nil
+	}
+	token := os.Getenv("GITHUB_TOKEN")
+	if token == "" {
+		return errors.New("--open-pr needs GITHUB_TOKEN (or --dry-run)")
+	}
+	api := os.Getenv("GITHUB_API_URL")
+	if _, err := githubapi.New(token, api, "", "", nil); err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	pr.Client = func(owner, repo string) (*githubapi.Client, error) {
+		c, err := githubapi.New(token, api, owner, repo, nil)
+		if err == nil {
+			c.Log = stderr
+		}
+		return c, err
+	}
+	return nil
 }

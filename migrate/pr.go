@@ -1,0 +1,420 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/google/go-github/v75/github"
+
+	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/githubapi"
+	"github.com/loratune/loratune-fix/rewrite"
+)
+
+// PROptions make migrate end in a pull request per repository (--open-pr).
+type PROptions struct {
+	// Client returns the GitHub client of owner/repo (nil with DryRun).
+	Client func(owner, repo string) (*githubapi.Client, error)
+	// DryRun prints each pull request's title and body to Out instead of
+	// pushing and calling GitHub.
+	DryRun bool
+	Out    io.Writer
+	Labels, Reviewers []string
+	Draft             bool
+	// Profile is the rule set used, for the body's cost lines.
+	Profile string
+	// Reproduce is the command that makes the same changes locally.
+	Reproduce string
+}
+
+// PRState says what happened to a repository's pull request.
+type PRState string
+
+const (
+	PROpened     PRState = "opened"
+	PRUpdated    PRState = "updated"   // its branch or body changed
+	PRUnchanged  PRState = "unchanged" // branch and body were already right
+	PRClosed     PRState = "closed"    // nothing is left to fix
+	PRLeftAlone  PRState = "left-alone"
+	PRDryRun     PRState = "dry-run" // printed, not sent
+	commitTitle          = "loratune-fix: stable bf16 LoRA training settings"
+	prMark               = "<!-- loratune-fix:migrate -->"
+	maxTitleChars        = 256
+	maxPRBodyChars       = 60000 // under GitHub's 65,536
+)
+
+// PR is the report's account of the pull request.
+type PR struct {
+	Number int     `json:"number,omitempty"`
+	URL    string  `json:"url,omitempty"`
+	State  PRState `json:"state"`
+	// Reason says why a pull request was left alone.
+	Reason string `json:"reason,omitempty"`
+}
+
+// fileFindings are the findings of one file, for the body.
+type fileFindings struct {
+	rel      string
+	changed  bool
+	findings []finding.Finding
+}
+
+// ownerRepo takes a repository's owner and name from the last two parts
+// of its URL ("https://github.com/octo/train.git", "git@github.com:octo/train").
+func ownerRepo(spec string) (string, string, error) {
+	dir := cloneDir("", spec)
+	parts := strings.Split(strings.ReplaceAll(dir, "\\", "/"), "/")
+	if len(parts) < 2 || parts[len(parts)-2] == "" {
+		return "", "", fmt.Errorf("cannot tell the GitHub owner/name of %s", spec)
+	}
+	return parts[len(parts)-2], parts[len(parts)-1], nil
+}
+
+// prFacts are what the pull request step learned from git.
+type prFacts struct {
+	base      string // the default branch's name
+	remoteSHA string // the fix branch on origin; "": none
+}
+
+// remoteBranch finds the fix branch on origin and fetches the commits it
+// has over the default branch (and no more).
+func (r *repo) remoteBranch(ctx context.Context) error {
+	out, err := r.git.Network(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+r.o.Branch)
+	if err != nil || out == "" {
+		return err
+	}
+	r.pr.remoteSHA, _, _ = strings.Cut(out, "\t")
+	_, err = r.git.Network(ctx, "fetch", "-q", "--no-tags", "--shallow-exclude=refs/heads/"+r.pr.base,
+		"origin", "+refs/heads/"+r.o.Branch+":refs/remotes/origin/"+r.o.Branch)
+	return err
+}
+
+// foreign returns the subjects of the commits on the remote fix branch
+// that this tool did not make (someone's own work on it), or nil.
+func (r *repo) foreign(ctx context.Context) ([]string, error) {
+	out, err := r.git.Run(ctx, "log", "--format=%s", "refs/remotes/origin/"+r.o.Branch, "--not", "refs/remotes/origin/"+r.pr.base)
+	if err != nil {
+		return nil, err
+	}
+	var other []string
+	for _, s := range strings.Split(out, "\n") {
+		if s != "" && s != commitTitle {
+			other = append(other, s)
+		}
+	}
+	return other, nil
+}
+
+// pullRequest pushes the branch and opens, updates or closes the pull
+// request; r.res.Status says whether there is anything to fix. Once the
+// branch is pushed, the calls to GitHub run to the end whatever ctx says:
+// a pushed branch is reported with its pull request.
+func (r *repo) pullRequest(ctx context.Context, spec string) error {
+	p := r.o.PR
+	owner, name, err := ownerRepo(spec)
+	if err != nil {
+		return err
+	}
+	if r.pr.remoteSHA != "" {
+		other, err := r.foreign(ctx)
+		if err != nil {
+			return err
+		}
+		if len(other) > 0 {
+			r.res.PR = &PR{State: PRLeftAlone, Reason: fmt.Sprintf("the branch has %d commit(s) not made by loratune-fix (%q): not pushed over", len(other), other[0])}
+			return nil
+		}
+	}
+	toFix := r.res.Status != Clean
+	same := false
+	if toFix && r.pr.remoteSHA != "" {
+		_, derr := r.git.Run(ctx, "diff", "--quiet", "refs/remotes/origin/"+r.o.Branch, "HEAD")
+		same = derr == nil
+		if same {
+			r.res.Status, r.res.Commit = UpToDate, r.pr.remoteSHA
+		}
+	}
+	title, body := r.title(), r.body()
+	if p.DryRun {
+		if !toFix && r.pr.remoteSHA != "" {
+			fmt.Fprintf(p.Out, "=== %s/%s: nothing left to fix: its open pull request from %s would be closed\n", owner, name, r.o.Branch)
+		}
+		if toFix {
+			fmt.Fprintf(p.Out, "=== %s/%s: pull request %s -> %s\nTitle: %s\n\n%s\n", owner, name, r.o.Branch, r.pr.base, title, body)
+			r.res.PR = &PR{State: PRDryRun}
+		}
+		return nil
+	}
+	if !toFix && r.pr.remoteSHA == "" {
+		return nil // no branch, so no pull request of ours
+	}
+	gh, err := p.Client(owner, name)
+	if err != nil {
+		return err
+	}
+	pushed := false
+	if toFix && !same {
+		lease := "--force-with-lease=refs/heads/" + r.o.Branch + ":" + r.pr.remoteSHA
+		if _, err := r.git.Network(ctx, "push", "-q", lease, "origin", "HEAD:refs/heads/"+r.o.Branch); err != nil {
+			return err
+		}
+		r.res.Pushed, pushed = true, true
+		ctx = context.WithoutCancel(ctx)
+	}
+	if ctx.Err() != nil {
+		return errors.New("interrupted before calling GitHub")
+	}
+	c := &prCall{gh: gh, owner: owner, repo: name, branch: r.o.Branch}
+	old, err := c.find(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !toFix && old == nil:
+		return nil
+	case !toFix:
+		r.res.PR = &PR{Number: old.GetNumber(), URL: old.GetHTMLURL(), State: PRClosed}
+		return c.close(ctx, old.GetNumber())
+	case old == nil:
+		pr, err := c.open(ctx, r.pr.base, title, body, p)
+		if pr != nil {
+			r.res.PR = &PR{Number: pr.GetNumber(), URL: pr.GetHTMLURL(), State: PROpened}
+		}
+		return err
+	}
+	r.res.PR = &PR{Number: old.GetNumber(), URL: old.GetHTMLURL(), State: PRUnchanged}
+	if old.GetTitle() != title || old.GetBody() != body {
+		if err := c.edit(ctx, old.GetNumber(), title, body); err != nil {
+			return err
+		}
+		r.res.PR.State = PRUpdated
+	} else if pushed {
+		r.res.PR.State = PRUpdated
+	}
+	return nil
+}
+
+// prCall makes the pull request calls of one repository, retried by the
+// client, with GitHub's final refusal put in one line.
+type prCall struct {
+	gh                   *githubapi.Client
+	owner, repo, branch string
+}
+
+func (c *prCall) explain(err error, what string) error {
+	return githubapi.Explain(err, what, map[int]string{
+		http.StatusForbidden:           "the token may not open or change pull requests here: it needs contents: write and pull-requests: write on " + c.owner + "/" + c.repo,
+		http.StatusNotFound:            "no repository " + c.owner + "/" + c.repo + " that this token can see (check the URL and GITHUB_API_URL)",
+		http.StatusUnprocessableEntity: "GitHub refused to " + what + " (a pull request from " + c.branch + " may exist under another owner, or the branch has nothing over the base)",
+	})
+}
+
+// find returns the open pull request from owner:branch, or nil.
+func (c *prCall) find(ctx context.Context) (*github.PullRequest, error) {
+	var prs []*github.PullRequest
+	err := c.gh.Retry(ctx, func(ctx context.Context) error {
+		var err error
+		prs, _, err = c.gh.PullRequests.List(ctx, c.owner, c.repo, &github.PullRequestListOptions{State: "open", Head: c.owner + ":" + c.branch})
+		return err
+	}, nil)
+	if err != nil {
+		return nil, c.explain(err, "list the pull requests")
+	}
+	if len(prs) == 0 {
+		return nil, nil
+	}
+	return prs[0], nil
+}
+
+// open creates the pull request, then labels it and asks the reviewers.
+// Before a retry it looks again: a pull request that GitHub created
+// despite an error is not opened twice.
+func (c *prCall) open(ctx context.Context, base, title, body string, p *PROptions) (*github.PullRequest, error) {
+	var pr *github.PullRequest
+	err := c.gh.Retry(ctx, func(ctx context.Context) error {
+		var err error
+		pr, _, err = c.gh.PullRequests.Create(ctx, c.owner, c.repo, &github.NewPullRequest{
+			Title: github.Ptr(title), Body: github.Ptr(body), Head: github.Ptr(c.branch),
+			Base: github.Ptr(base), Draft: github.Ptr(p.Draft), MaintainerCanModify: github.Ptr(true),
+		})
+		return err
+	}, func(ctx context.Context) (bool, error) {
+		found, err := c.find(ctx)
+		pr = found
+		return found != nil, err
+	})
+	if err != nil {
+		return nil, c.explain(err, "open the pull request")
+	}
+	if len(p.Labels) > 0 {
+		err := c.gh.Retry(ctx, func(ctx context.Context) error {
+			_, _, err := c.gh.Issues.AddLabelsToIssue(ctx, c.owner, c.repo, pr.GetNumber(), p.Labels)
+			return err
+		}, nil)
+		if err != nil {
+			return pr, c.explain(err, fmt.Sprintf("label pull request #%d", pr.GetNumber()))
+		}
+	}
+	if len(p.Reviewers) > 0 {
+		err := c.gh.Retry(ctx, func(ctx context.Context) error {
+			_, _, err := c.gh.PullRequests.RequestReviewers(ctx, c.owner, c.repo, pr.GetNumber(), github.ReviewersRequest{Reviewers: p.Reviewers})
+			return err
+		}, nil)
+		if err != nil {
+			return pr, c.explain(err, fmt.Sprintf("request reviewers on pull request #%d", pr.GetNumber()))
+		}
+	}
+	return pr, nil
+}
+
+func (c *prCall) edit(ctx context.Context, number int, title, body string) error {
+	err := c.gh.Retry(ctx, func(ctx context.Context) error {
+		_, _, err := c.gh.PullRequests.Edit(ctx, c.owner, c.repo, number, &github.PullRequest{Title: github.Ptr(title), Body: github.Ptr(body)})
+		return err
+	}, nil)
+	if err != nil {
+		return c.explain(err, fmt.Sprintf("update pull request #%d", number))
+	}
+	return nil
+}
+
+// closeNote is the comment left on a pull request closed by a re-run.
+const closeNote = prMark + "\nloratune-fix ran again and found nothing left to fix on the default branch, so this pull request is no longer needed. Closing it."
+
+func (c *prCall) close(ctx context.Context, number int) error {
+	err := c.gh.Retry(ctx, func(ctx context.Context) error {
+		_, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, number, &github.IssueComment{Body: github.Ptr(closeNote)})
+		return err
+	}, nil)
+	if err == nil {
+		err = c.gh.Retry(ctx, func(ctx context.Context) error {
+			_, _, err := c.gh.PullRequests.Edit(ctx, c.owner, c.repo, number, &github.PullRequest{State: github.Ptr("closed")})
+			return err
+		}, nil)
+	}
+	if err != nil {
+		return c.explain(err, fmt.Sprintf("close pull request #%d", number))
+	}
+	return nil
+}
+
+func (r *repo) title() string {
+	t := fmt.Sprintf("%s (%d file(s))", commitTitle, len(r.res.Files))
+	if len(t) > maxTitleChars {
+		t = t[:maxTitleChars]
+	}
+	return t
+}
+
+// body explains the pull request: the rules applied with their why and
+// cost, the changes file by file, the findings left alone and why, how
+// to reproduce and how to opt out. A body over GitHub's limit lists fewer
+// files, with a note.
+func (r *repo) body() string {
+	for n := len(r.files); ; n-- {
+		b := r.bodyWith(n)
+		if len(b) <= maxPRBodyChars || n == 0 {
+			return b
+		}
+	}
+}
+
+func (r *repo) bodyWith(listed int) string {
+	p := r.o.PR
+	var b strings.Builder
+	b.WriteString(prMark + "\n")
+	fixed, total := 0, 0
+	for _, f := range r.files {
+		for _, fd := range f.findings {
+			total++
+			if f.changed && fd.Outcome != finding.OutcomeNotFixed && (fd.Outcome != finding.OutcomeUnsafe || r.o.UnsafeFixes) {
+				fixed++
+			}
+		}
+	}
+	fmt.Fprintf(&b, "loratune-fix found %d finding(s) in %d file(s) and fixed %d of them in %d file(s), so that LoRA training in bf16 does not end in NaN.\n\n",
+		total, len(r.files), fixed, len(r.res.Files))
+	profile := p.Profile
+	if profile == "" {
+		profile = rewrite.ProfileDefault
+	}
+	for _, pi := range rewrite.Profiles() {
+		if pi.Name == profile {
+			fmt.Fprintf(&b, "Profile `%s`: %s.\n\n", pi.Name, pi.Doc)
+		}
+	}
+	var codes []string
+	for c := range r.applied {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	if len(codes) > 0 {
+		b.WriteString("## Rules applied\n\n")
+		for _, c := range codes {
+			rule := rewrite.Lookup(c)
+			if rule == nil {
+				fmt.Fprintf(&b, "- **%s** (%d fix(es))\n", c, r.applied[c])
+				continue
+			}
+			fmt.Fprintf(&b, "- **%s %s** (%d fix(es)): %s.", c, rule.Name, r.applied[c], rule.Summary)
+			if cost := costOf(rule.Doc); cost != "" {
+				fmt.Fprintf(&b, " Cost: %s", cost)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	var changes, left strings.Builder
+	shown := 0
+	for _, f := range r.files {
+		if shown >= listed {
+			break
+		}
+		shown++
+		for _, fd := range f.findings {
+			line := fmt.Sprintf("- `%s` line %d: %s %s: %s", f.rel, fd.StartPos.Line, fd.Code, fd.Name, oneLine(fd.Message))
+			switch {
+			case f.changed && fd.Outcome == finding.OutcomeFixed, f.changed && fd.Outcome == finding.OutcomeUnsafe && r.o.UnsafeFixes:
+				changes.WriteString(line + "\n")
+			case fd.Outcome == finding.OutcomeUnsafe:
+				left.WriteString(line + " (not fixed: its fix is unsafe; `--unsafe-fixes` applies it)\n")
+			case fd.Reason != "":
+				left.WriteString(line + " (not fixed: " + oneLine(fd.Reason) + ")\n")
+			default:
+				left.WriteString(line + " (not fixed: no automatic fix; see `loratune-fix rules " + fd.Code + "`)\n")
+			}
+		}
+	}
+	if changes.Len() > 0 {
+		fmt.Fprintf(&b, "## Changes, file by file\n\n<details><summary>%d file(s) changed</summary>\n\n%s\n</details>\n\n", len(r.res.Files), changes.String())
+	}
+	if left.Len() > 0 {
+		fmt.Fprintf(&b, "## Not fixed\n\n<details><summary>findings left for a person</summary>\n\n%s\n</details>\n\n", left.String())
+	}
+	if listed < len(r.files) {
+		fmt.Fprintf(&b, "The findings of %d more file(s) do not fit here: the command below lists them all, and the report's `files_changed` names every changed file.\n\n", len(r.files)-listed)
+	}
+	b.WriteString("## Reproduce locally\n\n    " + p.Reproduce + "\n\n")
+	b.WriteString("## Opting out\n\n")
+	b.WriteString("Keep a line as it is with a comment on it: `# noqa: LTF001` (or `# loratune-fix: ignore[LTF001]`); skip a file with `# loratune-fix: skip-file`; " +
+		"turn a rule off for the repository with `ignore = [\"LTF001\"]` under `[tool.loratune-fix]` in pyproject.toml. " +
+		"Then close this pull request: the next run finds nothing to fix and leaves the repository alone.\n")
+	return b.String()
+}
+
+// costOf is the first paragraph of a rule doc's "## Cost" section, on one line.
+func costOf(doc string) string {
+	_, after, ok := strings.Cut(doc, "## Cost\n")
+	if !ok {
+		return ""
+	}
+	para, _, _ := strings.Cut(strings.TrimLeft(after, "\n"), "\n\n")
+	return oneLine(para)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

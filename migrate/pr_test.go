@@ -1,0 +1,409 @@
+package migrate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loratune/loratune-fix/fixtures"
+	"github.com/loratune/loratune-fix/githubapi"
+)
+
+// fakePR is a pull request the fake GitHub holds.
+type fakePR struct {
+	Number    int      `json:"number"`
+	HTMLURL   string   `json:"html_url"`
+	State     string   `json:"state"`
+	Title     string   `json:"title"`
+	Body      string   `json:"body"`
+	Head      string   `json:"-"` // owner:branch
+	Base      string   `json:"-"`
+	Draft     bool     `json:"draft"`
+	Labels    []string `json:"-"`
+	Reviewers []string `json:"-"`
+	Comments  []string `json:"-"`
+}
+
+// fakePulls is the part of GitHub's REST API that --open-pr uses, under
+// GitHub Enterprise's /api/v3 prefix, with its pull requests kept between
+// runs.
+type fakePulls struct {
+	t        *testing.T
+	mu       sync.Mutex
+	prs      map[string][]*fakePR // by "owner/repo"
+	requests []string
+	// fail, when set, may answer a request in place of the fake.
+	fail func(w http.ResponseWriter, r *http.Request) bool
+}
+
+var pullsPath = regexp.MustCompile(`^/api/v3/repos/([^/]+)/([^/]+)/(pulls|issues)(?:/(\d+))?(/[a-z_]+)?$`)
+
+func (g *fakePulls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.requests = append(g.requests, r.Method+" "+r.URL.Path)
+	if got := r.Header.Get("Authorization"); got != "Bearer test-token" {
+		g.t.Errorf("%s %s: Authorization %q", r.Method, r.URL.Path, got)
+	}
+	if g.fail != nil && g.fail(w, r) {
+		return
+	}
+	m := pullsPath.FindStringSubmatch(r.URL.Path)
+	if m == nil {
+		g.t.Errorf("unexpected request %s %s", r.Method, r.URL)
+		http.NotFound(w, r)
+		return
+	}
+	key, kind, num, sub := m[1]+"/"+m[2], m[3], m[4], m[5]
+	var raw any
+	if r.Body != nil && r.Method != http.MethodGet {
+		json.NewDecoder(r.Body).Decode(&raw)
+	}
+	in, _ := raw.(map[string]any)
+	str := func(k string) string { s, _ := in[k].(string); return s }
+	var pr *fakePR
+	if num != "" {
+		n, _ := strconv.Atoi(num)
+		for _, p := range g.prs[key] {
+			if p.Number == n {
+				pr = p
+			}
+		}
+		if pr == nil {
+			http.NotFound(w, r)
+			return
+		}
+	}
+	switch {
+	case kind == "pulls" && num == "" && r.Method == http.MethodGet:
+		out := []*fakePR{}
+		for _, p := range g.prs[key] {
+			if p.State == r.URL.Query().Get("state") && p.Head == r.URL.Query().Get("head") {
+				out = append(out, p)
+			}
+		}
+		json.NewEncoder(w).Encode(out)
+	case kind == "pulls" && num == "" && r.Method == http.MethodPost:
+		head := m[1] + ":" + str("head")
+		for _, p := range g.prs[key] {
+			if p.State == "open" && p.Head == head {
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				fmt.Fprintf(w, `{"message":"Validation Failed","errors":[{"message":"A pull request already exists for %s."}]}`, head)
+				return
+			}
+		}
+		n := len(g.prs[key]) + 1
+		d, _ := in["draft"].(bool)
+		p := &fakePR{Number: n, HTMLURL: fmt.Sprintf("https://github.example/%s/pull/%d", key, n), State: "open",
+			Title: str("title"), Body: str("body"), Head: head, Base: str("base"), Draft: d}
+		if g.prs == nil {
+			g.prs = map[string][]*fakePR{}
+		}
+		g.prs[key] = append(g.prs[key], p)
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(p)
+	case kind == "pulls" && sub == "" && r.Method == http.MethodPatch:
+		if s, ok := in["title"].(string); ok {
+			pr.Title = s
+		}
+		if s, ok := in["body"].(string); ok {
+			pr.Body = s
+		}
+		if s, ok := in["state"].(string); ok {
+			pr.State = s
+		}
+		json.NewEncoder(w).Encode(pr)
+	case kind == "pulls" && sub == "/requested_reviewers" && r.Method == http.MethodPost:
+		for _, v := range in["reviewers"].([]any) {
+			pr.Reviewers = append(pr.Reviewers, v.(string))
+		}
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(pr)
+	case kind == "issues" && sub == "/labels" && r.Method == http.MethodPost:
+		var labels []string
+		for _, v := range raw.([]any) { // go-github sends the labels as a bare array
+			labels = append(labels, v.(string))
+		}
+		pr.Labels = append(pr.Labels, labels...)
+		fmt.Fprint(w, "[]")
+	case kind == "issues" && sub == "/comments" && r.Method == http.MethodPost:
+		pr.Comments = append(pr.Comments, str("body"))
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"id": 1}`)
+	default:
+		g.t.Errorf("unexpected request %s %s", r.Method, r.URL)
+		http.NotFound(w, r)
+	}
+}
+
+// fleet is a few bare repositories under one owner, a fake GitHub, and
+// the options of a --open-pr run against them.
+type fleet struct {
+	t    *testing.T
+	env  []string
+	root string
+	gh   *fakePulls
+	o    *Options
+}
+
+func newFleet(t *testing.T) *fleet {
+	e := env(t)
+	f := &fleet{t: t, env: e, root: t.TempDir(), gh: &fakePulls{t: t}}
+	srv := httptest.NewServer(f.gh)
+	t.Cleanup(srv.Close)
+	f.o = options(t, e)
+	f.o.PR = &PROptions{
+		Client: func(owner, repo string) (*githubapi.Client, error) {
+			c, err := githubapi.New("test-token", srv.URL+"/api/v3", owner, repo, srv.Client())
+			if err == nil {
+				c.Sleep = func(context.Context, time.Duration) error { return nil }
+				c.MaxAttempts = 2
+			}
+			return c, err
+		},
+		Labels: []string{"bf16"}, Reviewers: []string{"ml-platform"}, Draft: true,
+		Reproduce: "loratune-fix fix --write .",
+	}
+	return f
+}
+
+// repo makes octo/NAME holding files and returns its URL.
+func (f *fleet) repo(name string, files map[string]string) string {
+	src := newRepo(f.t, f.env, files)
+	bare := filepath.Join(f.root, "octo", name+".git")
+	git(f.t, f.env, "", "clone", "-q", "--bare", src, bare)
+	return "file://" + bare
+}
+
+func (f *fleet) bare(name string) string { return filepath.Join(f.root, "octo", name+".git") }
+
+// commitTo commits files to branch of octo/NAME, as someone else.
+func (f *fleet) commitTo(name, branch, msg string, files map[string]string) {
+	dir := f.t.TempDir()
+	git(f.t, f.env, "", "clone", "-q", "-b", branch, f.bare(name), dir)
+	for p, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	git(f.t, f.env, dir, "add", ".")
+	git(f.t, f.env, dir, "-c", "user.name=Maintainer", "commit", "-q", "-m", msg)
+	git(f.t, f.env, dir, "push", "-q", "origin", branch)
+}
+
+func (f *fleet) run(repos ...string) map[string]*Result {
+	f.t.Helper()
+	out := map[string]*Result{}
+	RunAll(context.Background(), f.o, repos, 2, func(r *Result) { out[r.Repo] = r })
+	return out
+}
+
+func (f *fleet) prs(name string) []*fakePR {
+	f.gh.mu.Lock()
+	defer f.gh.mu.Unlock()
+	return f.gh.prs["octo/"+name]
+}
+
+func prState(r *Result) PRState {
+	if r.PR == nil {
+		return ""
+	}
+	return r.PR.State
+}
+
+func TestOpenPRTwiceOverBareRepositories(t *testing.T) {
+	f := newFleet(t)
+	a := f.repo("trainer", training)
+	b := f.repo("tidy", map[string]string{"ok.py": "print('fine')\n"})
+	res := f.run(a, b)
+	ra := res[a]
+	if ra.Status != Changed || !ra.Pushed || prState(ra) != PROpened || ra.PR.Number != 1 || ra.PR.URL != "https://github.example/octo/trainer/pull/1" {
+		t.Fatalf("first run: %+v %+v", ra, ra.PR)
+	}
+	if rb := res[b]; rb.Status != Clean || rb.PR != nil || len(f.prs("tidy")) != 0 {
+		t.Fatalf("clean repository: %+v", rb)
+	}
+	pr := f.prs("trainer")[0]
+	if pr.Head != "octo:"+DefaultBranch || pr.Base != "main" || !pr.Draft ||
+		strings.Join(pr.Labels, ",") != "bf16" || strings.Join(pr.Reviewers, ",") != "ml-platform" {
+		t.Errorf("pull request: %+v", pr)
+	}
+	for _, want := range []string{"## Rules applied", "LTF001 fp32-master-weights", "Cost: ", "`train.py` line ",
+		"Profile `default`:", "## Reproduce locally\n\n    loratune-fix fix --write .", "# noqa: LTF001"} {
+		if !strings.Contains(pr.Body, want) {
+			t.Errorf("body lacks %q:\n%s", want, pr.Body)
+		}
+	}
+	if got := git(t, f.env, f.bare("trainer"), "log", "-1", "--format=%s", DefaultBranch); got != commitTitle {
+		t.Errorf("pushed commit %q", got)
+	}
+	tip := git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch)
+
+	f.gh.requests = nil
+	res = f.run(a, b)
+	ra = res[a]
+	if ra.Status != UpToDate || ra.Pushed || prState(ra) != PRUnchanged || ra.PR.Number != 1 || ra.Commit != tip {
+		t.Fatalf("second run: %+v %+v", ra, ra.PR)
+	}
+	if res[b].Status != Clean || res[b].PR != nil {
+		t.Errorf("second run, clean repository: %+v", res[b])
+	}
+	if strings.Join(f.gh.requests, ",") != "GET /api/v3/repos/octo/trainer/pulls" {
+		t.Errorf("second run asked GitHub %v", f.gh.requests)
+	}
+	if len(f.prs("trainer")) != 1 || git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch) != tip {
+		t.Errorf("second run changed the branch or opened another pull request")
+	}
+}
+
+func TestOpenPRUpdatesAndCloses(t *testing.T) {
+	f := newFleet(t)
+	a := f.repo("trainer", training)
+	f.run(a)
+	// The default branch gets another script to fix: the branch and body follow.
+	f.commitTo("trainer", "main", "another script", map[string]string{"sft.py": string(fixtures.Demo())})
+	r := f.run(a)[a]
+	if r.Status != Changed || !r.Pushed || prState(r) != PRUpdated || r.PR.Number != 1 {
+		t.Fatalf("update: %+v %+v", r, r.PR)
+	}
+	prs := f.prs("trainer")
+	if len(prs) != 1 || !strings.Contains(prs[0].Body, "`sft.py` line ") || !strings.Contains(prs[0].Title, "(2 file(s))") {
+		t.Fatalf("updated pull request: %d, %q\n%s", len(prs), prs[0].Title, prs[0].Body)
+	}
+	// The maintainers fix the default branch themselves: the pull request closes.
+	fixed := map[string]string{}
+	for _, p := range []string{"train.py", "sft.py"} {
+		fixed[p] = string(mustRead(t, f.bare("trainer"), DefaultBranch, p, f.env))
+	}
+	f.commitTo("trainer", "main", "fixed by hand", fixed)
+	r = f.run(a)[a]
+	if r.Status != Clean || prState(r) != PRClosed || r.PR.Number != 1 {
+		t.Fatalf("close: %+v %+v", r, r.PR)
+	}
+	if prs[0].State != "closed" || len(prs[0].Comments) != 1 || !strings.Contains(prs[0].Comments[0], "nothing left to fix") {
+		t.Errorf("closed pull request: %+v", prs[0])
+	}
+	// Closed stays closed and no new one opens.
+	if r = f.run(a)[a]; r.Status != Clean || r.PR != nil || len(f.prs("trainer")) != 1 {
+		t.Errorf("after closing: %+v %+v", r, r.PR)
+	}
+}
+
+func mustRead(t *testing.T, bare, branch, path string, e []string) []byte {
+	t.Helper()
+	return []byte(git(t, e, bare, "show", branch+":"+path) + "\n")
+}
+
+func TestOpenPRLeavesForeignCommitsAlone(t *testing.T) {
+	f := newFleet(t)
+	a := f.repo("trainer", training)
+	f.run(a)
+	f.commitTo("trainer", DefaultBranch, "tune the learning rate", map[string]string{"lr.txt": "2e-4\n"})
+	f.commitTo("trainer", "main", "another script", map[string]string{"sft.py": string(fixtures.Demo())})
+	tip := git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch)
+	body := f.prs("trainer")[0].Body
+	r := f.run(a)[a]
+	if prState(r) != PRLeftAlone || r.Pushed || !strings.Contains(r.PR.Reason, "tune the learning rate") || r.Status == Failed {
+		t.Fatalf("foreign commits: %+v %+v", r, r.PR)
+	}
+	if git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch) != tip || f.prs("trainer")[0].Body != body {
+		t.Errorf("the branch or the pull request was changed")
+	}
+}
+
+func TestOpenPRDryRun(t *testing.T) {
+	f := newFleet(t)
+	var out bytes.Buffer
+	f.o.PR.DryRun, f.o.PR.Out, f.o.PR.Client = true, &out, nil
+	a := f.repo("trainer", training)
+	r := f.run(a)[a]
+	if r.Status != Changed || r.Pushed || prState(r) != PRDryRun {
+		t.Fatalf("dry run: %+v %+v", r, r.PR)
+	}
+	if !strings.HasPrefix(out.String(), "=== octo/trainer: pull request "+DefaultBranch+" -> main\nTitle: "+commitTitle) ||
+		!strings.Contains(out.String(), "## Rules applied") {
+		t.Errorf("dry-run output:\n%s", out.String())
+	}
+	if got := git(t, f.env, f.bare("trainer"), "branch", "--list", DefaultBranch); got != "" {
+		t.Errorf("dry run pushed %q", got)
+	}
+}
+
+func TestOpenPRFaultsGiveOneLineEach(t *testing.T) {
+	cases := []struct {
+		name string
+		fail func(w http.ResponseWriter, r *http.Request) bool
+		want string
+	}{
+		{"secondary rate limit", func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
+			return true
+		}, "secondary rate limit held after retries"},
+		{"server error", func(w http.ResponseWriter, r *http.Request) bool {
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprint(w, `{"message":"Server Error"}`)
+			return true
+		}, "GitHub answered with an error (502 Bad Gateway"},
+		{"token without permission", func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != http.MethodPost {
+				return false
+			}
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message":"Resource not accessible by personal access token"}`)
+			return true
+		}, "the token may not open or change pull requests here"},
+		{"422 on create", func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/pulls") {
+				return false
+			}
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprint(w, `{"message":"Validation Failed","errors":[{"message":"A pull request already exists for someone:loratune-fix/bf16-stability."}]}`)
+			return true
+		}, "GitHub refused to open the pull request"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFleet(t)
+			a := f.repo("trainer", training)
+			ok := f.repo("other", training)
+			f.gh.fail = func(w http.ResponseWriter, r *http.Request) bool {
+				return strings.Contains(r.URL.Path, "/octo/trainer/") && c.fail(w, r)
+			}
+			res := f.run(a, ok)
+			r := res[a]
+			if r.Status != Failed || !strings.Contains(r.Error, c.want) || strings.Contains(r.Error, "\n") {
+				t.Errorf("error line %q, want %q", r.Error, c.want)
+			}
+			if r2 := res[ok]; prState(r2) != PROpened {
+				t.Errorf("the other repository: %+v %+v", r2, r2.PR)
+			}
+		})
+	}
+}
+
+func TestOwnerRepo(t *testing.T) {
+	for spec, want := range map[string]string{
+		"https://github.com/octo/train.git": "octo/train",
+		"git@github.com:octo/train":         "octo/train",
+		"file:///srv/git/octo/train.git":    "octo/train",
+	} {
+		o, n, err := ownerRepo(spec)
+		if err != nil || o+"/"+n != want {
+			t.Errorf("%s: %s/%s %v", spec, o, n, err)
+		}
+	}
+}
