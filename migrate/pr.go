@@ -22,8 +22,8 @@ type PROptions struct {
 	Client func(owner, repo string) (*githubapi.Client, error)
 	// DryRun prints each pull request's title and body to Out instead of
 	// pushing and calling GitHub.
-	DryRun bool
-	Out    io.Writer
+	DryRun            bool
+	Out               io.Writer
 	Labels, Reviewers []string
 	Draft             bool
 	// Profile is the rule set used, for the body's cost lines.
@@ -36,16 +36,16 @@ type PROptions struct {
 type PRState string
 
 const (
-	PROpened     PRState = "opened"
-	PRUpdated    PRState = "updated"   // its branch or body changed
-	PRUnchanged  PRState = "unchanged" // branch and body were already right
-	PRClosed     PRState = "closed"    // nothing is left to fix
-	PRLeftAlone  PRState = "left-alone"
-	PRDryRun     PRState = "dry-run" // printed, not sent
-	commitTitle          = "loratune-fix: stable bf16 LoRA training settings"
-	prMark               = "<!-- loratune-fix:migrate -->"
-	maxTitleChars        = 256
-	maxPRBodyChars       = 60000 // under GitHub's 65,536
+	PROpened       PRState = "opened"
+	PRUpdated      PRState = "updated"   // its branch or body changed
+	PRUnchanged    PRState = "unchanged" // branch and body were already right
+	PRClosed       PRState = "closed"    // nothing is left to fix
+	PRLeftAlone    PRState = "left-alone"
+	PRDryRun       PRState = "dry-run" // printed, not sent
+	commitTitle            = "loratune-fix: stable bf16 LoRA training settings"
+	prMark                 = "<!-- loratune-fix:migrate -->"
+	maxTitleChars          = 256
+	maxPRBodyChars         = 60000 // under GitHub's 65,536
 )
 
 // PR is the report's account of the pull request.
@@ -202,7 +202,7 @@ func (r *repo) pullRequest(ctx context.Context, spec string) error {
 // prCall makes the pull request calls of one repository, retried by the
 // client, with GitHub's final refusal put in one line.
 type prCall struct {
-	gh                   *githubapi.Client
+	gh                  *githubapi.Client
 	owner, repo, branch string
 }
 
