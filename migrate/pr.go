@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -157,6 +156,20 @@ func (r *repo) pullRequest(ctx context.Context, spec string) error {
 	if err != nil {
 		return err
 	}
+	c := &prCall{gh: gh, owner: owner, repo: name, branch: r.o.Branch}
+	old, err := c.find(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case toFix && old != nil && old.GetState() == "closed" && old.MergedAt == nil && r.pr.remoteSHA != "":
+		// Closed by a person, its branch kept: that is a "no".
+		r.res.PR = &PR{Number: old.GetNumber(), URL: old.GetHTMLURL(), State: PRLeftAlone,
+			Reason: fmt.Sprintf("pull request #%d was closed without merging: not opened again (delete its branch to allow a new one)", old.GetNumber())}
+		return nil
+	case old != nil && old.GetState() == "closed":
+		old = nil // merged, or its branch deleted (as our own close does): a new one may open
+	}
 	pushed := false
 	if toFix && !same {
 		lease := "--force-with-lease=refs/heads/" + r.o.Branch + ":" + r.pr.remoteSHA
@@ -164,22 +177,21 @@ func (r *repo) pullRequest(ctx context.Context, spec string) error {
 			return err
 		}
 		r.res.Pushed, pushed = true, true
-		ctx = context.WithoutCancel(ctx)
-	}
-	if ctx.Err() != nil {
-		return errors.New("interrupted before calling GitHub")
-	}
-	c := &prCall{gh: gh, owner: owner, repo: name, branch: r.o.Branch}
-	old, err := c.find(ctx)
-	if err != nil {
-		return err
+		ctx = context.WithoutCancel(ctx) // a pushed branch gets its pull request
 	}
 	switch {
 	case !toFix && old == nil:
 		return nil
 	case !toFix:
 		r.res.PR = &PR{Number: old.GetNumber(), URL: old.GetHTMLURL(), State: PRClosed}
-		return c.close(ctx, old.GetNumber())
+		if err := c.close(ctx, old.GetNumber()); err != nil {
+			return err
+		}
+		// Without its branch, a later run that finds something to fix
+		// again may open a new pull request.
+		lease := "--force-with-lease=refs/heads/" + r.o.Branch + ":" + r.pr.remoteSHA
+		_, err := r.git.Network(context.WithoutCancel(ctx), "push", "-q", lease, "origin", "--delete", "refs/heads/"+r.o.Branch)
+		return err
 	case old == nil:
 		pr, err := c.open(ctx, r.pr.base, title, body, p)
 		if pr != nil {
@@ -214,12 +226,13 @@ func (c *prCall) explain(err error, what string) error {
 	})
 }
 
-// find returns the open pull request from owner:branch, or nil.
+// find returns the newest pull request from owner:branch, open or
+// closed, or nil.
 func (c *prCall) find(ctx context.Context) (*github.PullRequest, error) {
 	var prs []*github.PullRequest
 	err := c.gh.Retry(ctx, func(ctx context.Context) error {
 		var err error
-		prs, _, err = c.gh.PullRequests.List(ctx, c.owner, c.repo, &github.PullRequestListOptions{State: "open", Head: c.owner + ":" + c.branch})
+		prs, _, err = c.gh.PullRequests.List(ctx, c.owner, c.repo, &github.PullRequestListOptions{State: "all", Head: c.owner + ":" + c.branch})
 		return err
 	}, nil)
 	if err != nil {

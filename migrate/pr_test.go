@@ -88,8 +88,10 @@ func (g *fakePulls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case kind == "pulls" && num == "" && r.Method == http.MethodGet:
 		out := []*fakePR{}
-		for _, p := range g.prs[key] {
-			if p.State == r.URL.Query().Get("state") && p.Head == r.URL.Query().Get("head") {
+		q := r.URL.Query()
+		for i := len(g.prs[key]) - 1; i >= 0; i-- { // newest first, as GitHub lists them
+			p := g.prs[key][i]
+			if (p.State == q.Get("state") || q.Get("state") == "all") && p.Head == q.Get("head") {
 				out = append(out, p)
 			}
 		}
@@ -295,6 +297,9 @@ func TestOpenPRUpdatesAndCloses(t *testing.T) {
 	if prs[0].State != "closed" || len(prs[0].Comments) != 1 || !strings.Contains(prs[0].Comments[0], "nothing left to fix") {
 		t.Errorf("closed pull request: %+v", prs[0])
 	}
+	if got := git(t, f.env, f.bare("trainer"), "branch", "--list", DefaultBranch); got != "" {
+		t.Errorf("the branch of the closed pull request is still there")
+	}
 	// Closed stays closed and no new one opens.
 	if r = f.run(a)[a]; r.Status != Clean || r.PR != nil || len(f.prs("trainer")) != 1 {
 		t.Errorf("after closing: %+v %+v", r, r.PR)
@@ -405,5 +410,23 @@ func TestOwnerRepo(t *testing.T) {
 		if err != nil || o+"/"+n != want {
 			t.Errorf("%s: %s/%s %v", spec, o, n, err)
 		}
+	}
+}
+
+func TestOpenPRClosedByAPersonStaysClosed(t *testing.T) {
+	f := newFleet(t)
+	a := f.repo("trainer", training)
+	f.run(a)
+	f.gh.mu.Lock()
+	f.gh.prs["octo/trainer"][0].State = "closed"
+	f.gh.mu.Unlock()
+	f.commitTo("trainer", "main", "another script", map[string]string{"sft.py": string(fixtures.Demo())})
+	tip := git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch)
+	r := f.run(a)[a]
+	if prState(r) != PRLeftAlone || r.Pushed || !strings.Contains(r.PR.Reason, "closed without merging") {
+		t.Fatalf("closed by a person: %+v %+v", r, r.PR)
+	}
+	if len(f.prs("trainer")) != 1 || git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch) != tip {
+		t.Errorf("a new pull request or a push after a person closed one")
 	}
 }
