@@ -76,3 +76,25 @@ func TestREADMEFleetDryRun(t *testing.T) {
 		t.Errorf("README.md's fleet dry-run output is stale: run go test ./cmd/loratune-fix -run TestREADMEFleetDryRun -update, and read the diff\n--- README\n%s\n--- now\n%s", m[2], out)
 	}
 }
+
+// --dry-run belongs to --open-pr, and --open-pr without --dry-run needs a
+// token: both are refused before any repository is touched.
+func TestOpenPRFlagsRefused(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dry-run"}, "--dry-run goes with --open-pr"},
+		{[]string{"--open-pr"}, "--open-pr needs GITHUB_TOKEN"},
+	} {
+		args := append(append([]string{"migrate", "--workdir", filepath.Join(root, "work")}, c.args...), "file:///nowhere/acme/x.git")
+		out, err := bulkCommand(root, []string{"GITHUB_TOKEN="}, args...).CombinedOutput()
+		if bulkExitStatus(err) != 2 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: exit %d\n%s", c.args, bulkExitStatus(err), out)
+		}
+		if _, err := os.Stat(filepath.Join(root, "work")); err == nil {
+			t.Errorf("%v: the workdir was made", c.args)
+		}
+	}
+}
