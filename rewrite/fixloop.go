@@ -86,6 +86,22 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			break // still fixing: a fix that does not remove its finding
 		}
 		next, done, dropped, nextTree := applyVerified(cur, tree, chosen, parseLimit(ctx))
+		if !bytes.Equal(next, cur) {
+			// The binding guard: a fix that reads a name possibly unbound
+			// where it puts it is dropped, and the pass runs again without.
+			if nextTree == nil {
+				nextTree, _ = parse(next, parseLimit(ctx))
+			}
+			if nextTree != nil {
+				if fails := bindingGuard(cur, next, nextTree, done, chosen); len(fails) > 0 {
+					for _, g := range fails {
+						skip[fixKey(g.fix)] = GuardPrefix + g.why + "; not applied"
+					}
+					nextTree.Close()
+					continue
+				}
+			}
+		}
 		for _, d := range dropped {
 			skip[fixKey(d)] = dropsUnparsable
 			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))

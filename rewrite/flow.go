@@ -132,9 +132,9 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 		}
 	}
 	w.block(body, init)
-	w.res.local = (w.local || len(w.res.all) > 0) && !w.declaredOuter(body)
-	if fn.Node == nil {
-		w.res.local = true
+	w.res.local = w.local || len(w.res.all) > 0
+	if fn.Node != nil && w.declaredOuter(body) {
+		w.res.local = false
 	}
 	return w.res
 }

@@ -54,22 +54,38 @@ func runTrainingUseCache(p *Pass) {
 			return
 		}
 	}
+	// Each training load gets the line right after the statement that
+	// binds it, in its own branch: a model bound in an if/elif/else gets
+	// it in every branch, never after the whole statement (where another
+	// branch left the name unbound, or holding the model id).
+	var first *Load
+	var edits []Edit
+	placed := true
 	for _, l := range f.TrainingLoads() {
 		if l.Target == "" {
 			continue
 		}
-		later := "" // what sets it from 5.0: the script's own trainer, if any
-		if t := f.trainerName(); t != "" {
-			later = fmt.Sprintf("; %s sets it itself from transformers 5.0", t)
+		if first == nil {
+			first = l
 		}
-		fd := Finding{Start: start(l.Node), End: end(l.Args),
-			Message: fmt.Sprintf("the KV cache is for generation: set %s.config.use_cache = False for training (%s%s)", l.Target, p.Versions.Transformers.Describe("transformers"), later)}
-		if anchor := f.statementIn(l.Node, l.Func); anchor != nil {
-			if e, ok := insertAfter(p.Src, anchor, []string{l.Target + ".config.use_cache = False"}); ok {
-				fd.Fix = &Fix{Message: "model.config.use_cache = False", Edits: []Edit{e}}
-			}
+		e, ok := f.InsertAfterBinding(l, []string{l.Target + ".config.use_cache = False"})
+		if !ok {
+			placed = false
+			continue
 		}
-		p.Report(fd)
+		edits = append(edits, e)
+	}
+	if first == nil {
 		return
 	}
+	later := "" // what sets it from 5.0: the script's own trainer, if any
+	if t := f.trainerName(); t != "" {
+		later = fmt.Sprintf("; %s sets it itself from transformers 5.0", t)
+	}
+	fd := Finding{Start: start(first.Node), End: end(first.Args),
+		Message: fmt.Sprintf("the KV cache is for generation: set %s.config.use_cache = False for training (%s%s)", first.Target, p.Versions.Transformers.Describe("transformers"), later)}
+	if placed && len(edits) > 0 {
+		fd.Fix = &Fix{Message: "model.config.use_cache = False", Edits: edits}
+	}
+	p.Report(fd)
 }

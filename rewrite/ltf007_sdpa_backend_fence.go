@@ -56,16 +56,14 @@ func runSDPABackendFence(p *Pass) {
 	l := loads[0]
 	fd := Finding{Start: start(l.Node), End: end(l.Args),
 		Message: "cuDNN SDPA's backward gives NaN on fully masked (left-padded) rows: switch the cuDNN backend off before training (keeps fast SDPA)"}
-	if anchor := f.statementIn(l.Node, l.Func); anchor != nil {
-		torch, imp := ensureImport(f, "torch")
-		lines := []string{
-			"# loratune-fix LTF007: cuDNN SDPA's backward gives NaN on fully masked (left-padded) rows; keep SDPA, fence cuDNN off",
-			"if hasattr(" + torch + ".backends.cuda, \"enable_cudnn_sdp\"):",
-			"\t" + torch + ".backends.cuda.enable_cudnn_sdp(False)",
-		}
-		if e, ok := insertAfter(p.Src, anchor, lines); ok {
-			fd.Fix = &Fix{Message: "switch the cuDNN SDPA backend off", Edits: append([]Edit{e}, imp...)}
-		}
+	torch, imp := ensureImport(f, "torch")
+	lines := []string{
+		"# loratune-fix LTF007: cuDNN SDPA's backward gives NaN on fully masked (left-padded) rows; keep SDPA, fence cuDNN off",
+		"if hasattr(" + torch + ".backends.cuda, \"enable_cudnn_sdp\"):",
+		"\t" + torch + ".backends.cuda.enable_cudnn_sdp(False)",
+	}
+	if e, ok := f.InsertBeforeTraining(l, lines); ok {
+		fd.Fix = &Fix{Message: "switch the cuDNN SDPA backend off", Edits: append([]Edit{e}, imp...)}
 	}
 	p.Report(fd)
 }

@@ -1,0 +1,289 @@
+package rewrite
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/finding"
+)
+
+// The binding guard, beside the parse guard: a fix must not make a script
+// crash at run time. Every name a line it inserts or edits reads must be
+// bound on every path that reaches it (definite assignment, flow.go) and,
+// where the line reads an attribute of it (model.config), hold an object,
+// not a string id or a class; a statement it inserts or edits must not lie
+// after the training it is meant for (trainer.train()). A fix that fails
+// is dropped, and its finding says why.
+
+// GuardPrefix starts the reason given for a fix the binding guard drops.
+const GuardPrefix = "binding guard: "
+
+// guardFailure is one fix the guard drops, with why.
+type guardFailure struct {
+	fix *Finding
+	why string
+}
+
+// bindingGuard checks out, the text the edits applied (in before's
+// offsets) made of before, for the fixes chosen, and returns those that
+// fail.
+func bindingGuard(before, out []byte, tree *sitter.Tree, applied []Edit, chosen []*Finding) []guardFailure {
+	q, err := loadQueries()
+	if err != nil {
+		return nil
+	}
+	src := NewSource(out)
+	src.root = tree.RootNode()
+	f := buildFacts(src, tree.RootNode(), q)
+	var fails []guardFailure
+	for _, span := range outputSpans(applied) {
+		if span.text == "" {
+			continue
+		}
+		why := f.checkSpan(span.start, span.start+len(span.text))
+		if why == "" {
+			continue
+		}
+		for _, c := range chosen {
+			if ownsEdit(c.Fix, span.edit) {
+				fails = append(fails, guardFailure{c, why})
+			}
+		}
+	}
+	return fails
+}
+
+// outputSpan is where an applied edit's new text lies in the output.
+type outputSpan struct {
+	edit  Edit
+	start int
+	text  string
+}
+
+func outputSpans(edits []Edit) []outputSpan {
+	es := finding.InOrder(edits)
+	var out []outputSpan
+	shift := 0
+	for _, e := range es {
+		out = append(out, outputSpan{edit: e, start: e.Start + shift, text: e.NewText})
+		shift += len(e.NewText) - (e.End - e.Start)
+	}
+	return out
+}
+
+// ownsEdit reports a fix that made edit e: one of its own edits, or an
+// addition to the same list rendered with others (mergedEdits).
+func ownsEdit(fx *Fix, e Edit) bool {
+	for _, own := range fx.Edits {
+		if own.Start == e.Start && own.End == e.End || own.Start < e.End && e.Start < own.End {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSpan checks the reads of names in out[from:to] (new text of a
+// fix): "" when each is bound on every path and of the right kind, and the
+// statement does not come after training; else why not.
+func (f *Facts) checkSpan(from, to int) string {
+	text := f.Src.Text
+	var reads []*sitter.Node
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		if int(n.EndByte()) <= from || int(n.StartByte()) >= to {
+			return
+		}
+		switch n.Type() {
+		case "identifier":
+			if int(n.StartByte()) >= from && isRead(n) {
+				reads = append(reads, n)
+			}
+			return
+		case "comment", "string":
+			return
+		}
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			walk(n.NamedChild(i))
+		}
+	}
+	walk(f.Root)
+	sort.Slice(reads, func(i, j int) bool { return reads[i].StartByte() < reads[j].StartByte() })
+	for _, r := range reads {
+		name := r.Content(text)
+		at := f.Src.Position(start(r)).Line
+		reach := f.ReachingAt(r)
+		if reach.MaybeUnbound {
+			if len(reach.Defs) == 0 {
+				return fmt.Sprintf("%s is not bound where line %d reads it", name, at)
+			}
+			return fmt.Sprintf("%s may be unbound where line %d reads it (bound on some paths only)", name, at)
+		}
+		if p := r.Parent(); p != nil && p.Type() == "attribute" && p.ChildByFieldName("object").Equal(r) {
+			if kind := f.wrongKind(r); kind != "" {
+				return fmt.Sprintf("%s may hold %s where line %d reads %s", name, kind, at, compact(p.Content(text)))
+			}
+		}
+	}
+	if len(reads) > 0 {
+		if t := f.trainingBefore(from); t != nil {
+			return fmt.Sprintf("line %d comes after the training at line %d, which it would not change", f.Src.Position(from).Line, f.Src.Position(start(t)).Line)
+		}
+	}
+	return ""
+}
+
+// isRead reports an identifier that is read: not a keyword argument's
+// name, an attribute's name, an assignment target or a parameter.
+func isRead(n *sitter.Node) bool {
+	p := n.Parent()
+	if p == nil {
+		return true
+	}
+	switch p.Type() {
+	case "keyword_argument":
+		return !p.ChildByFieldName("name").Equal(n)
+	case "attribute":
+		return !p.ChildByFieldName("attribute").Equal(n)
+	case "assignment", "augmented_assignment":
+		return !p.ChildByFieldName("left").Equal(n)
+	case "pattern_list", "tuple_pattern", "parameters", "default_parameter", "typed_parameter", "dotted_name", "aliased_import", "global_statement", "nonlocal_statement", "function_definition", "class_definition":
+		return false
+	}
+	return true
+}
+
+// idLike: a name that holds a model id or a path, not a model.
+var idLike = regexp.MustCompile(`(?i)(name_or_path|model_id|model_name|_path|_dir|_repo|checkpoint)$`)
+
+// wrongKind says what non-object the name n may hold on some path: a
+// string (a literal, or an id spelled like one), or a class; "" when
+// every value it may hold is something else.
+func (f *Facts) wrongKind(n *sitter.Node) string {
+	text := f.Src.Text
+	for _, d := range f.ReachingAt(n).Defs {
+		v := d.Value
+		if d.Kind != DefAssign || v == nil || d.Index >= 0 {
+			continue
+		}
+		switch v.Type() {
+		case "string", "concatenated_string":
+			return "a string (" + v.Content(text) + ", line " + fmt.Sprint(f.Src.Position(start(v)).Line) + ")"
+		case "attribute", "identifier":
+			name := dottedName(v, text)
+			last := name[strings.LastIndexByte(name, '.')+1:]
+			if idLike.MatchString(last) {
+				return "a model id (" + name + ", line " + fmt.Sprint(f.Src.Position(start(v)).Line) + ")"
+			}
+			if q := f.Resolve(name); q != name && modelClass.MatchString(last) {
+				return "a class (" + name + ")"
+			}
+		}
+	}
+	return ""
+}
+
+// trainingBefore is the training call (x.train() on a trainer, or a
+// Trainer's train()) of the scope holding offset that ends before it, or
+// nil. Lines after it change nothing the training sees.
+func (f *Facts) trainingBefore(offset int) *sitter.Node {
+	scope := f.module
+	for _, fn := range f.Funcs {
+		if int(fn.start) <= offset && offset < int(fn.end) {
+			scope = fn
+		}
+	}
+	for _, c := range f.Calls {
+		if c.Func != scope || c.Method != "train" || int(c.Node.EndByte()) > offset || len(realArgs(c.Args)) > 0 {
+			continue
+		}
+		if f.isTrainer(c) {
+			// Inside a loop that also holds the offset, a later iteration
+			// still trains after it.
+			if sharedLoop(c.Node, offset) {
+				continue
+			}
+			return c.Node
+		}
+	}
+	return nil
+}
+
+// isTrainer reports x.train() where x holds a Trainer, or Trainer(...).train().
+func (f *Facts) isTrainer(c *Call) bool {
+	obj := c.Node.ChildByFieldName("function").ChildByFieldName("object")
+	if obj == nil {
+		return false
+	}
+	vals, _ := f.Values(obj)
+	for _, v := range vals {
+		if v.Type() == "call" {
+			if tc := f.callAt(v); tc != nil && tc.IsTrainerCall() {
+				return true
+			}
+		}
+	}
+	return strings.Contains(strings.ToLower(obj.Content(f.Src.Text)), "trainer")
+}
+
+// sharedLoop reports a for/while loop holding both n and offset.
+func sharedLoop(n *sitter.Node, offset int) bool {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		switch p.Type() {
+		case "for_statement", "while_statement":
+			if int(p.StartByte()) <= offset && offset < int(p.EndByte()) {
+				return true
+			}
+		case "function_definition":
+			return false
+		}
+	}
+	return false
+}
+
+// Unsafe reads, by name, over a whole text: what the binding guard checks
+// of a fix's lines, asked of every read of the file. A fixed output must
+// have no more of them than its input: no name the fixes made possibly
+// unbound, or possibly a string where an attribute is read.
+func UnsafeReads(text []byte) (map[string]int, error) {
+	tree, err := parse(text, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
+	q, err := loadQueries()
+	if err != nil {
+		return nil, err
+	}
+	src := NewSource(text)
+	src.root = tree.RootNode()
+	f := buildFacts(src, tree.RootNode(), q)
+	out := map[string]int{}
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		switch n.Type() {
+		case "identifier":
+			if !isRead(n) {
+				return
+			}
+			name := n.Content(text)
+			if f.ReachingAt(n).MaybeUnbound {
+				out["unbound "+name]++
+			}
+			if p := n.Parent(); p != nil && p.Type() == "attribute" && p.ChildByFieldName("object").Equal(n) && f.wrongKind(n) != "" {
+				out["not an object "+name]++
+			}
+			return
+		case "comment", "string":
+			return
+		}
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			walk(n.NamedChild(i))
+		}
+	}
+	walk(f.Root)
+	return out, nil
+}

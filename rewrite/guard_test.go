@@ -1,0 +1,93 @@
+package rewrite
+
+import (
+	"strings"
+	"testing"
+)
+
+// insertingRule is a rule that inserts line after the first top-level
+// statement whose text holds marker: the placement the binding guard must
+// refuse in the shapes below (the old "after the whole statement").
+func insertingRule(marker, line string) *Rule {
+	return &Rule{Code: "LTF999", Name: "test-insertion", Severity: SeverityWarning, Run: func(p *Pass) {
+		if strings.Contains(string(p.Src.Text), line) {
+			return // done
+		}
+		root := p.Facts.Root
+		for i := 0; i < int(root.NamedChildCount()); i++ {
+			stmt := root.NamedChild(i)
+			if !strings.Contains(stmt.Content(p.Src.Text), marker) {
+				continue
+			}
+			e, ok := insertAfter(p.Src, stmt, []string{line})
+			if !ok {
+				return
+			}
+			p.Report(Finding{Start: start(stmt), End: end(stmt), Message: "test", Fix: &Fix{Message: "insert", Edits: []Edit{e}}})
+			return
+		}
+	}}
+}
+
+// The binding guard drops a fix whose line reads a name that some path
+// leaves unbound, that may hold a string id, or that comes after training;
+// the finding says why, and the file is left as it was.
+func TestBindingGuardDrops(t *testing.T) {
+	const head = "import torch\nfrom transformers import AutoModelForCausalLM as AM, Trainer\nfrom peft import PeftModel, get_peft_model\n"
+	for _, c := range []struct {
+		name, src, marker, line, why string
+	}{
+		{"bound in one branch",
+			"if mode == 'train':\n    res_model = AM.from_pretrained('m')\n    Trainer(model=res_model).train()\nelif mode == 'eval':\n    pass\n",
+			"if mode", "res_model.config.use_cache = False", "res_model may be unbound where line 9 reads it"},
+		{"deleted in its branch",
+			"if resume:\n    base = AM.from_pretrained('m')\n    model = PeftModel.from_pretrained(base, resume, is_trainable=True)\n    del base\nelse:\n    model = get_peft_model(AM.from_pretrained('m'), cfg)\n",
+			"if resume", "base.config.use_cache = False", "base is not bound where line 10 reads it"},
+		{"still the id string",
+			"model = args.model_name_or_path\nif args.lora:\n    model = AM.from_pretrained(model)\n",
+			"if args.lora", "model.config.use_cache = False", "model may hold a model id (args.model_name_or_path, line 4)"},
+		{"after training",
+			"model = AM.from_pretrained('m')\ntrainer = Trainer(model=model)\ntrainer.train()\n",
+			"trainer.train()", "model.config.use_cache = False", "comes after the training at line 6"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			eng, err := New(Options{Select: []string{"LTF005"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng.rules = []*Rule{insertingRule(c.marker, c.line)}
+			src := head + c.src
+			res, err := eng.Fix([]byte(src), Versions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Changed {
+				t.Errorf("the fix was applied:\n%s", res.Output)
+			}
+			if len(res.Findings) != 1 {
+				t.Fatalf("findings %v", res.Findings)
+			}
+			if r := res.Findings[0].Reason; !strings.HasPrefix(r, GuardPrefix) || !strings.Contains(r, c.why) {
+				t.Errorf("reason %q, want the guard saying %q", r, c.why)
+			}
+		})
+	}
+}
+
+// The same insertion where everything it reads is bound is applied: the
+// guard is no blanket refusal.
+func TestBindingGuardKeepsBoundInsertion(t *testing.T) {
+	eng, err := New(Options{Select: []string{"LTF005"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.rules = []*Rule{insertingRule("res_model = ", "res_model.config.use_cache = False")}
+	src := "from transformers import AutoModelForCausalLM as AM\nres_model = AM.from_pretrained('m')\nres_model.train()\n"
+	res, err := eng.Fix([]byte(src), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changed || !strings.Contains(string(res.Output), "res_model.config.use_cache = False\nres_model.train()") {
+		t.Errorf("not applied: %q (%v)", res.Output, res.Findings)
+	}
+}
