@@ -106,8 +106,8 @@ func (f *Facts) checkSpan(from, to int) string {
 		case "comment", "string":
 			return
 		}
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			walk(n.NamedChild(i))
+		for _, c := range namedChildren(n) {
+			walk(c)
 		}
 	}
 	walk(f.Root)
@@ -280,8 +280,8 @@ func UnsafeReads(text []byte) (map[string]int, error) {
 		case "comment", "string":
 			return
 		}
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			walk(n.NamedChild(i))
+		for _, c := range namedChildren(n) {
+			walk(c)
 		}
 	}
 	walk(f.Root)
