@@ -187,8 +187,9 @@ func (f *Facts) wrongKind(n *sitter.Node) string {
 }
 
 // trainingBefore is the training call (x.train() on a trainer, or a
-// Trainer's train()) of the scope holding offset that ends before it, or
-// nil. Lines after it change nothing the training sees.
+// Trainer's train()) of the scope holding offset that ends before it, when
+// no training of the scope comes after offset; else nil. Lines there
+// change nothing any training sees.
 func (f *Facts) trainingBefore(offset int) *sitter.Node {
 	scope := f.module
 	for _, fn := range f.Funcs {
@@ -196,20 +197,21 @@ func (f *Facts) trainingBefore(offset int) *sitter.Node {
 			scope = fn
 		}
 	}
+	var before *sitter.Node
 	for _, c := range f.Calls {
-		if c.Func != scope || c.Method != "train" || int(c.Node.EndByte()) > offset || len(realArgs(c.Args)) > 0 {
+		if c.Func != scope || c.Method != "train" || len(realArgs(c.Args)) > 0 || !f.isTrainer(c) {
 			continue
 		}
-		if f.isTrainer(c) {
-			// Inside a loop that also holds the offset, a later iteration
-			// still trains after it.
-			if sharedLoop(c.Node, offset) {
-				continue
-			}
-			return c.Node
+		if int(c.Node.StartByte()) >= offset {
+			return nil // a later training (a second model's) may still use it
+		}
+		// Inside a loop that also holds the offset, a later iteration
+		// still trains after it.
+		if !sharedLoop(c.Node, offset) {
+			before = c.Node
 		}
 	}
-	return nil
+	return before
 }
 
 // isTrainer reports x.train() where x holds a Trainer, or Trainer(...).train().

@@ -91,3 +91,21 @@ func TestBindingGuardKeepsBoundInsertion(t *testing.T) {
 		t.Errorf("not applied: %q (%v)", res.Output, res.Findings)
 	}
 }
+
+// A line after one training and before a second model's training still
+// counts: only a line after the last training of its scope is refused.
+func TestBindingGuardSecondTraining(t *testing.T) {
+	eng, err := New(Options{Select: []string{"LTF005"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.rules = []*Rule{insertingRule("critic = ", "critic.config.use_cache = False")}
+	src := "from transformers import AutoModelForCausalLM as AM, Trainer\nTrainer(model=AM.from_pretrained('a')).train()\ncritic = AM.from_pretrained('b')\ncritic_trainer = Trainer(model=critic)\ncritic_trainer.train()\n"
+	res, err := eng.Fix([]byte(src), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changed {
+		t.Errorf("not applied: %v", res.Findings[0].Reason)
+	}
+}

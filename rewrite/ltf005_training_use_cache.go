@@ -40,52 +40,57 @@ None: the cache is not used by a training forward pass.`,
 }
 
 func runTrainingUseCache(p *Pass) {
-	f, text := p.Facts, p.Src.Text
+	f := p.Facts
 	if p.Versions.Transformers.AtLeast(5, 0) {
-		return
-	}
-	for _, a := range f.Assigns {
-		if strings.HasSuffix(a.Text, ".use_cache") && a.Value.Content(text) == "False" {
-			return
-		}
-	}
-	for _, l := range f.TrainingLoads() {
-		if v := l.Arg("use_cache", text); v != nil && v.Content(text) == "False" {
-			return
-		}
-	}
-	// Each training load gets the line right after the statement that
-	// binds it, in its own branch: a model bound in an if/elif/else gets
-	// it in every branch, never after the whole statement (where another
-	// branch left the name unbound, or holding the model id).
-	var first *Load
-	var edits []Edit
-	placed := true
-	for _, l := range f.TrainingLoads() {
-		if l.Target == "" {
-			continue
-		}
-		if first == nil {
-			first = l
-		}
-		e, ok := f.InsertAfterBinding(l, []string{l.Target + ".config.use_cache = False"})
-		if !ok {
-			placed = false
-			continue
-		}
-		edits = append(edits, e)
-	}
-	if first == nil {
 		return
 	}
 	later := "" // what sets it from 5.0: the script's own trainer, if any
 	if t := f.trainerName(); t != "" {
 		later = fmt.Sprintf("; %s sets it itself from transformers 5.0", t)
 	}
-	fd := Finding{Start: start(first.Node), End: end(first.Args),
-		Message: fmt.Sprintf("the KV cache is for generation: set %s.config.use_cache = False for training (%s%s)", first.Target, p.Versions.Transformers.Describe("transformers"), later)}
-	if placed && len(edits) > 0 {
-		fd.Fix = &Fix{Message: "model.config.use_cache = False", Edits: edits}
+	// Each training load gets the line right after the statement that
+	// binds it, in its own branch: a model bound in an if/elif/else gets
+	// it in every branch, never after the whole statement (where another
+	// branch left the name unbound, or holding the model id).
+	for _, l := range f.TrainingLoads() {
+		if l.Target == "" || f.cacheOff(l) {
+			continue
+		}
+		fd := Finding{Start: start(l.Node), End: end(l.Args),
+			Message: fmt.Sprintf("the KV cache is for generation: set %s.config.use_cache = False for training (%s%s)", l.Target, p.Versions.Transformers.Describe("transformers"), later)}
+		if e, ok := f.InsertAfterBinding(l, []string{l.Target + ".config.use_cache = False"}); ok {
+			fd.Fix = &Fix{Message: "model.config.use_cache = False", Edits: []Edit{e}}
+		}
+		p.Report(fd)
 	}
-	p.Report(fd)
+}
+
+// cacheOff reports a training load whose model already has the cache off:
+// use_cache=False passed to the load, or x.config.use_cache = False where
+// x is the load's name in its scope, or a name bound from it
+// (model = get_peft_model(base, ...) then model.config.use_cache = False).
+func (f *Facts) cacheOff(l *Load) bool {
+	text := f.Src.Text
+	if v := l.Arg("use_cache", text); v != nil && v.Content(text) == "False" {
+		return true
+	}
+	for _, a := range f.Assigns {
+		obj, ok := strings.CutSuffix(a.Text, ".config.use_cache")
+		if !ok || a.Value.Content(text) != "False" {
+			continue
+		}
+		if obj == l.Target && a.Func == l.Func {
+			return true
+		}
+		root := a.Target
+		for root.Type() == "attribute" {
+			root = root.ChildByFieldName("object")
+		}
+		for _, d := range f.ReachingAt(root).Defs {
+			if d.Value != nil && (within(l.Node, d.Value) || len(identifiers(d.Value, l.Target, text)) > 0) {
+				return true
+			}
+		}
+	}
+	return false
 }
