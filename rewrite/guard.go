@@ -202,12 +202,14 @@ func (f *Facts) trainingBefore(offset int) *sitter.Node {
 		if c.Func != scope || c.Method != "train" || len(realArgs(c.Args)) > 0 || !f.isTrainer(c) {
 			continue
 		}
-		if int(c.Node.StartByte()) >= offset {
+		switch {
+		case int(c.Node.StartByte()) >= offset:
 			return nil // a later training (a second model's) may still use it
-		}
-		// Inside a loop that also holds the offset, a later iteration
-		// still trains after it.
-		if !sharedLoop(c.Node, offset) {
+		case int(c.Node.EndByte()) > offset:
+			// Trainer(..., args=<here>).train(): part of the training call.
+		case !sharedLoop(c.Node, offset):
+			// (Inside a loop that also holds the offset, a later iteration
+			// still trains after it.)
 			before = c.Node
 		}
 	}
