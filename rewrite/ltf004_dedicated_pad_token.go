@@ -123,8 +123,10 @@ func qwenInstruct(id string) bool {
 	if strings.Contains(low, "instruct") || strings.Contains(low, "chat") {
 		return true
 	}
-	return regexp.MustCompile(`qwen[-_]?3`).MatchString(low) && !strings.Contains(low, "base")
+	return qwen3ID.MatchString(low) && !strings.Contains(low, "base")
 }
+
+var qwen3ID = regexp.MustCompile(`qwen[-_]?3`)
 
 // padValue classifies the value given to a pad.
 type padValue int
