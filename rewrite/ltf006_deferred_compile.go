@@ -152,8 +152,8 @@ func compileArgument(p *Pass, c *Call) {
 		}
 		fd := Finding{Start: start(kw), End: end(kw),
 			Message: k + "= turns torch.compile on by itself: defer it until training is known stable"}
-		if edits, ok := disableArgument(p.Src, c.Args, kw); ok {
-			fd.Fix = &Fix{Message: "comment out " + k, Edits: edits, Claim: argsClaim(c.Args)}
+		if edits, verb, ok := disableArgument(p.Src, c.Args, kw); ok {
+			fd.Fix = &Fix{Message: verb + " " + k, Edits: edits, Claim: argsClaim(c.Args)}
 		}
 		p.Report(fd)
 	}
@@ -192,8 +192,9 @@ func compileGuard(stmt *sitter.Node) *sitter.Node {
 }
 
 // disableArgument comments out a keyword argument that stands on its own
-// line, or removes it (with its comma) from an inline argument list.
-func disableArgument(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
+// line, or removes it (with its comma) from an inline argument list; verb
+// says which, for the fix's title.
+func disableArgument(src *Source, args, kw *sitter.Node) (edits []Edit, verb string, ok bool) {
 	text := src.Text
 	if _, own := src.Indent(start(kw)); own {
 		rest := strings.TrimSpace(string(text[end(kw):src.LineEnd(end(kw))]))
@@ -201,10 +202,11 @@ func disableArgument(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
 			return []Edit{
 				{Start: start(kw), End: start(kw), NewText: "# "},
 				{Start: src.ContentEnd(end(kw)), End: src.ContentEnd(end(kw)), NewText: "  # loratune-fix LTF006: turns compile on; restore once training is stable"},
-			}, src.LineEnd(end(kw)) > end(kw)
+			}, "comment out", src.LineEnd(end(kw)) > end(kw)
 		}
 	}
-	return dropArg(args, kw)
+	edits, ok = dropArg(args, kw)
+	return edits, "remove", ok
 }
 
 // isModelVar reports a call on a variable that holds the trained model: the
