@@ -29,6 +29,12 @@ becomes
 Arguments built from **kwargs or HfArgumentParser (no literal call to
 edit). Files that do not train.
 
+## Versions
+No version gate: logging_nan_inf_filter came with transformers 4.11
+(September 2021, pull request 13619), well before peft's first release
+(February 2023, beside transformers 4.26), so the transformers of any
+peft LoRA script has it.
+
 ## Cost
 None.`,
 	Run: runVisibleNaNLogging,
