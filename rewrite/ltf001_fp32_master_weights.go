@@ -3,6 +3,7 @@ package rewrite
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -74,6 +75,7 @@ const fp32Cost = "costs 4 bytes a parameter (8B model: ~32 GB of weights; measur
 
 func runFP32MasterWeights(p *Pass) {
 	f, text := p.Facts, p.Src.Text
+	var casts *modelCasts // found at the first load that needs them
 	for _, l := range f.ModelLoads() {
 		if l.Use == NotTraining {
 			continue
@@ -124,7 +126,10 @@ func runFP32MasterWeights(p *Pass) {
 		} else {
 			lowDtype(p, l, kw, v)
 		}
-		postLoadCasts(p, l)
+		if casts == nil {
+			casts = findModelCasts(p)
+		}
+		postLoadCasts(p, l, casts)
 	}
 	trlStringModels(p, func(t *trlLoad) { trlDtype(p, t) })
 }
@@ -234,11 +239,23 @@ func reportFP32(p *Pass, l *Load, fd Finding) {
 // castMethods cast a whole model: after an fp32 load they undo it.
 var castMethods = map[string]string{"half": "float16", "bfloat16": "bfloat16"}
 
-// postLoadCasts finds model.half(), model.bfloat16(), model.to(torch.bfloat16)
-// on the training path after the load, and a cast chained on the load.
-func postLoadCasts(p *Pass, l *Load) {
+// modelCasts are the file's calls that cast a whole model to half
+// precision (model.half(), model.bfloat16(), model.to(torch.bfloat16)),
+// found once per file so that each load looks up its own: by the object
+// cast, in source order, and by the cast call's span.
+type modelCasts struct {
+	byObject map[string][]*Call
+	bySpan   map[[2]uint32]*Call
+}
+
+// castChecks counts the calls looked at as possible casts, for the test
+// that holds the lookup linear in the file.
+var castChecks atomic.Int64
+
+func findModelCasts(p *Pass) *modelCasts {
 	f, text := p.Facts, p.Src.Text
 	isCast := func(c *Call) bool {
+		castChecks.Add(1)
 		if _, ok := castMethods[c.Method]; ok && len(realArgs(c.Args)) == 0 {
 			return true
 		}
@@ -255,26 +272,33 @@ func postLoadCasts(p *Pass, l *Load) {
 		}
 		return false
 	}
+	casts := &modelCasts{byObject: map[string][]*Call{}, bySpan: map[[2]uint32]*Call{}}
+	for _, c := range f.Calls {
+		if isCast(c) {
+			casts.byObject[c.Object()] = append(casts.byObject[c.Object()], c)
+			casts.bySpan[[2]uint32{c.Node.StartByte(), c.Node.EndByte()}] = c
+		}
+	}
+	return casts
+}
+
+// postLoadCasts finds the casts of the loaded model on the training path
+// after the load, and a cast chained on the load.
+func postLoadCasts(p *Pass, l *Load, casts *modelCasts) {
+	text := p.Src.Text
 	// Chained on the load: AutoModel...from_pretrained(...).half()
 	if attr := l.Node.Parent(); attr != nil && attr.Type() == "attribute" {
-		if outer := attr.Parent(); outer != nil && outer.Type() == "call" {
-			for _, c := range f.Calls {
-				if c.Node.Equal(outer) && isCast(c) {
-					p.Report(Finding{Start: end(l.Node), End: end(outer),
-						Message: fmt.Sprintf(".%s chained on the training load casts the fp32 masters back to half precision", compact(string(text[end(l.Node)+1:end(outer)]))),
-						Fix:     &Fix{Message: "remove the cast", Edits: []Edit{{Start: end(l.Node), End: end(outer)}}}})
-				}
-			}
+		if outer := attr.Parent(); outer != nil && outer.Type() == "call" && casts.bySpan[[2]uint32{outer.StartByte(), outer.EndByte()}] != nil {
+			p.Report(Finding{Start: end(l.Node), End: end(outer),
+				Message: fmt.Sprintf(".%s chained on the training load casts the fp32 masters back to half precision", compact(string(text[end(l.Node)+1:end(outer)]))),
+				Fix:     &Fix{Message: "remove the cast", Edits: []Edit{{Start: end(l.Node), End: end(outer)}}}})
 		}
 	}
 	if l.Target == "" {
 		return
 	}
-	for _, c := range f.Calls {
-		if c.Func != l.Func || c.Node.StartByte() < l.Node.EndByte() || !isCast(c) {
-			continue
-		}
-		if c.Object() != l.Target {
+	for _, c := range casts.byObject[l.Target] {
+		if c.Func != l.Func || c.Node.StartByte() < l.Node.EndByte() {
 			continue
 		}
 		stmt := Statement(c.Node)
