@@ -213,9 +213,9 @@ func Run(opts Options, name string, text []byte) (res *rewrite.Result, ok bool, 
 	}
 	// A check runs the fix passes too, without keeping the output: each
 	// finding then says what fix --write does with it, as for Python.
-	l := fixLoop(opts, f)
-	res = &rewrite.Result{Output: text, Findings: l.findings, Passes: l.passes, Dropped: l.dropped}
-	opts.Engine.SetOutcomes(res.Findings, l.final, l.settled, l.skip)
+	l := fixLoop(opts, f, func(f *file) []rewrite.Finding { return analyse(opts, f) })
+	res = &rewrite.Result{Output: text, Findings: l.findings, Passes: l.passes, Dropped: l.choice.Dropped}
+	opts.Engine.SetOutcomes(res.Findings, l.final, l.settled, l.choice.Skip)
 	if opts.Fix && !bytes.Equal(l.out, body) {
 		res.Output = append(append([]byte{}, text[:shift]...), l.out...)
 		res.Changed = true
@@ -273,21 +273,23 @@ func analyse(opts Options, f *file) []rewrite.Finding {
 const maxPasses = 8
 
 // loop is what the fix loop did: the findings of the original text and
-// of the text it ended with, that text, and the fixes it dropped.
+// of the text it ended with, that text, and its choice of fixes (those
+// dropped among them).
 type loop struct {
 	findings, final []rewrite.Finding
 	out             []byte
 	passes          int
 	settled         bool
-	skip            map[string]bool // FixKeys of fixes that broke the file
-	dropped         []string
+	choice          *rewrite.FixChoice
 }
 
-// fixLoop applies the fixes pass after pass until none is left. A fix
-// whose output would not parse, or not as the same kind of file (or as
-// JSON), is dropped and named; fixes that do not settle are all undone.
-func fixLoop(opts Options, f *file) *loop {
-	l := &loop{skip: map[string]bool{}}
+// fixLoop applies the fixes that analyse finds, pass after pass, until
+// none is left, choosing them as the engine does (rewrite.FixChoice). A
+// fix whose output would not parse, or not as the same kind of file (or
+// as JSON), is dropped and named; fixes that do not settle are all
+// undone.
+func fixLoop(opts Options, f *file, analyse func(*file) []rewrite.Finding) *loop {
+	l := &loop{choice: rewrite.NewFixChoice(opts.Engine.UnsafeFixes())}
 	cur := f
 	defer func() {
 		if cur != f {
@@ -295,29 +297,10 @@ func fixLoop(opts Options, f *file) *loop {
 		}
 	}()
 	for pass := 0; pass <= maxPasses; pass++ {
-		findings := analyse(opts, cur)
+		findings := analyse(cur)
+		chosen, _ := l.choice.Choose(pass, findings, nil)
 		if pass == 0 {
 			l.findings = findings
-		}
-		var chosen []*rewrite.Finding
-		for i := range findings {
-			fd := &findings[i]
-			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || l.skip[rewrite.FixKey(fd)] {
-				continue
-			}
-			if fd.Fix.Applicability == rewrite.Unsafe && !opts.Engine.UnsafeFixes() {
-				continue
-			}
-			free := true
-			for _, c := range chosen {
-				if finding.Conflicts(c.Fix, fd.Fix) {
-					free = false
-					break
-				}
-			}
-			if free {
-				chosen = append(chosen, fd)
-			}
 		}
 		if len(chosen) == 0 {
 			l.out, l.final, l.settled = cur.text, findings, true
@@ -333,8 +316,7 @@ func fixLoop(opts Options, f *file) *loop {
 				if alone := apply(cur, []*rewrite.Finding{c}); alone != nil {
 					alone.close()
 				} else {
-					l.skip[rewrite.FixKey(c)] = true
-					l.dropped = append(l.dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", c.Code, c.Name))
+					l.choice.DropUnparsable(c)
 				}
 			}
 			continue
@@ -346,7 +328,7 @@ func fixLoop(opts Options, f *file) *loop {
 	}
 	// Writing a half-fixed file is worse than writing nothing.
 	l.out = f.text
-	l.dropped = append(l.dropped, fmt.Sprintf("the fixes did not settle after %d passes; none applied (internal error, please report)", maxPasses))
+	l.choice.Dropped = append(l.choice.Dropped, fmt.Sprintf("the fixes did not settle after %d passes; none applied (internal error, please report)", maxPasses))
 	return l
 }
 

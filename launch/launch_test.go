@@ -234,3 +234,44 @@ func TestKeysDocumented(t *testing.T) {
 		}
 	}
 }
+
+// The fix loop is the engine's choice of fixes (rewrite.FixChoice): a fix
+// whose own edits overlap is dropped as an internal error, and a later
+// pass applies only fixes whose finding the input reported.
+func TestFixLoopProtections(t *testing.T) {
+	src := []byte("model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\n")
+	f := read("a.yaml", src)
+	if f == nil {
+		t.Fatal("not recognised")
+	}
+	defer f.close()
+	opts := Options{Engine: engine(t, rewrite.Options{})}
+	add := func(code, msg, line string, text []byte) rewrite.Finding {
+		n := len(text)
+		return rewrite.Finding{Code: code, Name: "test", Message: msg,
+			Fix: &rewrite.Fix{Applicability: rewrite.Safe, Edits: []rewrite.Edit{{Start: n, End: n, NewText: line}}}}
+	}
+
+	overlapping := fixLoop(opts, f, func(cur *file) []rewrite.Finding {
+		return []rewrite.Finding{{Code: "LTF002", Name: "eager-attention", Message: "m",
+			Fix: &rewrite.Fix{Applicability: rewrite.Safe, Edits: []rewrite.Edit{{Start: 0, End: 10, NewText: "a"}, {Start: 5, End: 6, NewText: "b"}}}}}
+	})
+	if !bytes.Equal(overlapping.out, src) || len(overlapping.choice.Dropped) != 1 || !strings.Contains(overlapping.choice.Dropped[0], "overlapping edits") {
+		t.Errorf("a fix with overlapping edits: out %q, dropped %q; want the text unchanged and the fix named as overlapping", overlapping.out, overlapping.choice.Dropped)
+	}
+
+	// The first fix's output has a finding of its own, which the input did
+	// not report: it waits for the next run.
+	later := fixLoop(opts, f, func(cur *file) []rewrite.Finding {
+		if !bytes.Contains(cur.text, []byte("a_key")) {
+			return []rewrite.Finding{add("LTF009", "first", "a_key: 1\n", cur.text)}
+		}
+		if !bytes.Contains(cur.text, []byte("b_key")) {
+			return []rewrite.Finding{add("LTF009", "second", "b_key: 2\n", cur.text)}
+		}
+		return nil
+	})
+	if want := string(src) + "a_key: 1\n"; string(later.out) != want || !later.settled {
+		t.Errorf("a finding only the fixed text has: out %q (settled %v), want %q", later.out, later.settled, want)
+	}
+}

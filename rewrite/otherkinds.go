@@ -189,15 +189,9 @@ func FixKey(f *Finding) string { return fixKey(f) }
 
 // SetOutcomes says, for each finding of the original text, what fix
 // --write does with it, from the findings of the text the fix loop ended
-// with; dropped holds the FixKeys of fixes that broke the file.
-func (e *Engine) SetOutcomes(findings, final []Finding, settled bool, dropped map[string]bool) {
-	why := map[string]string{}
-	for k, d := range dropped {
-		if d {
-			why[k] = dropsUnparsable
-		}
-	}
-	e.setOutcomes(findings, final, settled, why, nil)
+// with; dropped is the loop's FixChoice.Skip.
+func (e *Engine) SetOutcomes(findings, final []Finding, settled bool, dropped map[string]string) {
+	e.setOutcomes(findings, final, settled, dropped, nil)
 }
 
 // unquantizedPath reports a load whose quantization argument is None on
