@@ -93,8 +93,11 @@ type Result struct {
 	Dir string `json:"dir,omitempty"`
 }
 
-// Done reports whether a later run (--resume) may skip the repository.
-func (r *Result) Done() bool { return r.Status != Failed && r.Status != "" }
+// Done reports whether a later run (--resume) may skip the repository: a
+// dry run's pull request was not sent, so it is not done.
+func (r *Result) Done() bool {
+	return r.Status != Failed && r.Status != "" && (r.PR == nil || r.PR.State != PRDryRun)
+}
 
 // IsURL tells a git URL ("https://...", "file://...", "git@host:org/x")
 // from a local path.

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-github/v75/github"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/gitcmd"
 	"github.com/loratune/loratune-fix/githubapi"
 	"github.com/loratune/loratune-fix/rewrite"
 )
@@ -219,6 +221,9 @@ type prCall struct {
 }
 
 func (c *prCall) explain(err error, what string) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%s: %w", what, gitcmd.ErrInterrupted)
+	}
 	return githubapi.Explain(err, what, map[int]string{
 		http.StatusForbidden:           "the token may not open or change pull requests here: it needs contents: write and pull-requests: write on " + c.owner + "/" + c.repo,
 		http.StatusNotFound:            "no repository " + c.owner + "/" + c.repo + " that this token can see (check the URL and GITHUB_API_URL)",
@@ -326,15 +331,23 @@ func (r *repo) title() string {
 
 // body explains the pull request: the rules applied with their why and
 // cost, the changes file by file, the findings left alone and why, how
-// to reproduce and how to opt out. A body over GitHub's limit lists fewer
-// files, with a note.
+// to reproduce and how to opt out. A body over GitHub's limit lists the
+// findings of as many files as fit, with a note.
 func (r *repo) body() string {
-	for n := len(r.files); ; n-- {
-		b := r.bodyWith(n)
-		if len(b) <= maxPRBodyChars || n == 0 {
-			return b
+	if b := r.bodyWith(len(r.files)); len(b) <= maxPRBodyChars {
+		return b
+	}
+	// The body grows with the files listed: the most that fit, by halves.
+	lo, hi := 0, len(r.files)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if len(r.bodyWith(mid)) <= maxPRBodyChars {
+			lo = mid
+		} else {
+			hi = mid - 1
 		}
 	}
+	return r.bodyWith(lo)
 }
 
 func (r *repo) bodyWith(listed int) string {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/fixtures"
 	"github.com/loratune/loratune-fix/githubapi"
 )
@@ -237,6 +238,10 @@ func TestOpenPRTwiceOverBareRepositories(t *testing.T) {
 	if rb := res[b]; rb.Status != Clean || rb.PR != nil || len(f.prs("tidy")) != 0 {
 		t.Fatalf("clean repository: %+v", rb)
 	}
+	line, _ := json.Marshal(ra)
+	if want := `"pr":{"number":1,"url":"https://github.example/octo/trainer/pull/1","state":"opened"}`; !strings.Contains(string(line), want) {
+		t.Errorf("report line %s lacks %s", line, want)
+	}
 	pr := f.prs("trainer")[0]
 	if pr.Head != "octo:"+DefaultBranch || pr.Base != "main" || !pr.Draft ||
 		strings.Join(pr.Labels, ",") != "bf16" || strings.Join(pr.Reviewers, ",") != "ml-platform" {
@@ -428,5 +433,71 @@ func TestOpenPRClosedByAPersonStaysClosed(t *testing.T) {
 	}
 	if len(f.prs("trainer")) != 1 || git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch) != tip {
 		t.Errorf("a new pull request or a push after a person closed one")
+	}
+}
+
+// A body over GitHub's limit lists fewer files, says so, and keeps its
+// reproduce and opt-out sections.
+func TestPRBodyWithinGitHubsLimit(t *testing.T) {
+	r := &repo{o: &Options{PR: &PROptions{Reproduce: "loratune-fix fix --write ."}}, res: &Result{}, applied: map[string]int{"LTF001": 3000}}
+	long := strings.Repeat("a message that is long enough to fill the body ", 4)
+	for i := 0; i < 3000; i++ {
+		rel := fmt.Sprintf("jobs/job%04d/train.py", i)
+		r.res.Files = append(r.res.Files, rel)
+		r.files = append(r.files, fileFindings{rel: rel, changed: true, findings: []finding.Finding{
+			{Code: "LTF001", Name: "fp32-master-weights", Message: long, Outcome: finding.OutcomeFixed},
+			{Code: "LTF002", Name: "eager-attention", Message: long, Outcome: finding.OutcomeNotFixed, Reason: "a reason"},
+		}})
+	}
+	body := r.body()
+	if len(body) > maxPRBodyChars || len(body) < maxPRBodyChars-2000 {
+		t.Errorf("body of %d characters, want just under %d", len(body), maxPRBodyChars)
+	}
+	for _, want := range []string{"do not fit here", "## Reproduce locally", "## Opting out", "`jobs/job0000/train.py` line", "(not fixed: a reason)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "job2999") {
+		t.Errorf("the last file is listed although the body was cut")
+	}
+	if len(r.title()) > maxTitleChars {
+		t.Errorf("title of %d characters", len(r.title()))
+	}
+}
+
+func TestDryRunIsNotDone(t *testing.T) {
+	if (&Result{Status: Changed, PR: &PR{State: PRDryRun}}).Done() || !(&Result{Status: Changed, PR: &PR{State: PROpened}}).Done() {
+		t.Error("a dry run's line counts as done, or an opened one does not")
+	}
+}
+
+// Ctrl-C before the push stops the repository with nothing pushed; once
+// the branch is pushed, its pull request is still made and reported.
+func TestOpenPRInterrupted(t *testing.T) {
+	for _, c := range []struct {
+		at     string // the request during which the run is cancelled
+		pushed bool
+	}{{"GET", false}, {"POST", true}} {
+		f := newFleet(t)
+		a := f.repo("trainer", training)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		f.gh.fail = func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method == c.at {
+				cancel()
+			}
+			return false
+		}
+		var res *Result
+		RunAll(ctx, f.o, []string{a}, 1, func(r *Result) { res = r })
+		onRemote := git(t, f.env, f.bare("trainer"), "branch", "--list", DefaultBranch) != ""
+		if c.pushed {
+			if !res.Pushed || !onRemote || prState(res) != PROpened || res.Status == Failed {
+				t.Errorf("cancelled after the push: %+v %+v", res, res.PR)
+			}
+		} else if res.Pushed || onRemote || res.Status != Failed || !strings.Contains(res.Error, "interrupted") || len(f.prs("trainer")) != 0 {
+			t.Errorf("cancelled before the push: %+v (on the remote: %v)", res, onRemote)
+		}
 	}
 }

@@ -128,4 +128,19 @@ func Summary(w io.Writer, results []*Result) {
 			100*(p.Clone+p.Commit+p.Push)/total, p.Clone, p.Commit, p.Push, 100*p.Fix/total, p.Fix)
 	}
 	fmt.Fprintln(w)
+	prs := map[PRState]int{}
+	for _, r := range results {
+		if r.PR != nil {
+			prs[r.PR.State]++
+		}
+	}
+	if len(prs) > 0 {
+		var parts []string
+		for _, s := range []PRState{PROpened, PRUpdated, PRUnchanged, PRClosed, PRLeftAlone, PRDryRun} {
+			if prs[s] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", prs[s], s))
+			}
+		}
+		fmt.Fprintf(w, "Pull requests: %s.\n", strings.Join(parts, ", "))
+	}
 }
