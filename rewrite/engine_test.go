@@ -158,18 +158,18 @@ func TestSelectIgnoreAndProfiles(t *testing.T) {
 		want  string
 		notes int
 	}{
-		{"default profile", Selection{}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF008,LTF009,LTF101,LTF102,LTF103,LTF104,LTF105", 0},
-		{"lean profile", Selection{Profile: "lean"}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF101,LTF102,LTF103,LTF104,LTF105", 0},
-		{"lean minus a name", Selection{Profile: "lean", Ignore: []string{"visible-nan-logging"}}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF101,LTF102,LTF103,LTF104,LTF105", 0},
+		{"default profile", Selection{}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF008,LTF009,LTF010,LTF011,LTF012,LTF101,LTF102,LTF103,LTF104,LTF105,LTF106", 0},
+		{"lean profile", Selection{Profile: "lean"}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF010,LTF011,LTF012,LTF101,LTF102,LTF103,LTF104,LTF105,LTF106", 0},
+		{"lean minus a name", Selection{Profile: "lean", Ignore: []string{"visible-nan-logging"}}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF010,LTF011,LTF012,LTF101,LTF102,LTF103,LTF104,LTF105,LTF106", 0},
 		// select narrows the profile: a prefix never brings back what the
 		// profile leaves out (lean's reason to be is no fp32, no eager).
 		{"lean with a prefix", Selection{Profile: "lean", Select: []string{"LTF00", "LTF101"}}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF101", 0},
-		{"lean with ALL", Selection{Profile: "lean", Select: []string{"ALL"}}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF101,LTF102,LTF103,LTF104,LTF105", 0},
+		{"lean with ALL", Selection{Profile: "lean", Select: []string{"ALL"}}, "LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF010,LTF011,LTF012,LTF101,LTF102,LTF103,LTF104,LTF105,LTF106", 0},
 		{"default with a prefix", Selection{Select: []string{"ltf00"}}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF008,LTF009", 0},
 		// Named exactly, it runs, with a note.
 		{"select by name and code", Selection{Select: []string{"eager-attention", "LTF007"}}, "LTF002,LTF007", 1},
 		{"lean extended by a code", Selection{Profile: "lean", Select: []string{"LTF003"}, ExtendSelect: []string{"ltf001"}}, "LTF001,LTF003", 1},
-		{"extend-select adds to the profile", Selection{ExtendSelect: []string{"sdpa-backend-fence"}}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF101,LTF102,LTF103,LTF104,LTF105", 1},
+		{"extend-select adds to the profile", Selection{ExtendSelect: []string{"sdpa-backend-fence"}}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF007,LTF008,LTF009,LTF010,LTF011,LTF012,LTF101,LTF102,LTF103,LTF104,LTF105,LTF106", 1},
 		{"extend-select prefix stays in the profile", Selection{Select: []string{"LTF003"}, ExtendSelect: []string{"LTF00"}}, "LTF001,LTF002,LTF003,LTF004,LTF005,LTF006,LTF008,LTF009", 0},
 		{"ignore wins over select", Selection{Select: []string{"LTF007"}, Ignore: []string{"ALL"}}, "", 0},
 	}

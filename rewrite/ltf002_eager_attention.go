@@ -70,6 +70,9 @@ func runEagerAttention(p *Pass) {
 		if l.Use == NotTraining {
 			continue
 		}
+		if kind, _ := p.Facts.gemmaOf(l); kind == gemma2Sure && p.Runs(gemma2EagerAttention.Code) && !p.Facts.unslothLoad(l) {
+			continue // LTF010 gives it eager, with Gemma-2's reasons
+		}
 		v := l.Arg("attn_implementation", text)
 		if l.Undecided() {
 			if v == nil {
@@ -141,16 +144,7 @@ func runEagerAttention(p *Pass) {
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 				Message: fmt.Sprintf(`attn_implementation comes from %s, decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.Facts.runtimeSource(v, l.Func))})
 		case len(sdpa) > 0:
-			// A literal in the call is edited where it stands; a name's
-			// value is replaced at the use site (the name may serve others).
-			var edits []Edit
-			if within(sdpa[0], v) {
-				for _, lit := range sdpa {
-					edits = append(edits, Edit{Start: start(lit) + 1, End: end(lit) - 1, NewText: "eager"})
-				}
-			} else {
-				edits = []Edit{{Start: start(v), End: end(v), NewText: `"eager"`}}
-			}
+			edits := eagerInPlaceOfSDPA(v, sdpa)
 			what := `attn_implementation="sdpa"`
 			if !sdpa[0].Equal(v) {
 				what = fmt.Sprintf(`attn_implementation=%s (= "sdpa")`, v.Content(text))
@@ -163,7 +157,26 @@ func runEagerAttention(p *Pass) {
 				Message: fmt.Sprintf("attn_implementation=%q does not use cuDNN SDPA; left as it is", fast)})
 		}
 	}
-	trlStringModels(p, func(t *trlLoad) { trlAttention(p, t) })
+	trlStringModels(p, func(t *trlLoad) {
+		if !gemma2ID.MatchString(t.modelID) || !p.Runs(gemma2EagerAttention.Code) {
+			trlAttention(p, t)
+		}
+	})
+}
+
+// eagerInPlaceOfSDPA are the edits that make attn_implementation=v, whose
+// values sdpa are "sdpa", "eager": a literal in the call is edited where
+// it stands; a name's value is replaced at the use site (the name may
+// serve others).
+func eagerInPlaceOfSDPA(v *sitter.Node, sdpa []*sitter.Node) []Edit {
+	if !within(sdpa[0], v) {
+		return []Edit{{Start: start(v), End: end(v), NewText: `"eager"`}}
+	}
+	var edits []Edit
+	for _, lit := range sdpa {
+		edits = append(edits, Edit{Start: start(lit) + 1, End: end(lit) - 1, NewText: "eager"})
+	}
+	return edits
 }
 
 // noAttnKeyword says why the transformers that governs the file may lack

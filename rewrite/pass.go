@@ -47,7 +47,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *si
 	}
 	file := buildFacts(src, root, q)
 	var findings []Finding
-	pass := &Pass{Src: src, Facts: file, Versions: e.opts.Target.Merge(withVendored(file, vs)), findings: &findings}
+	pass := &Pass{Src: src, Facts: file, Versions: e.opts.Target.Merge(withVendored(file, vs)), rules: e.rules, findings: &findings}
 	for _, r := range e.rules {
 		if err := stopped(ctx); err != nil {
 			return nil, nil, err
@@ -107,7 +107,20 @@ type Pass struct {
 	Facts    *Facts
 	Versions Versions
 	rule     *Rule
+	rules    []*Rule // the rules of this run
 	findings *[]Finding
+}
+
+// Runs reports whether the rule with code runs in this run: two rules
+// that would fix one thing (LTF002 and LTF010 on a Gemma-2 load) leave it
+// to one of them.
+func (p *Pass) Runs(code string) bool {
+	for _, r := range p.rules {
+		if r.Code == code {
+			return true
+		}
+	}
+	return false
 }
 
 // Report records a finding of the running rule.

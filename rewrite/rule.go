@@ -156,8 +156,9 @@ func All() []*Rule {
 	rules := []*Rule{
 		fp32MasterWeights, eagerAttention, trainingDeviceMap, dedicatedPadToken,
 		trainingUseCache, deferredCompile, sdpaBackendFence, trainingPaddingSide,
-		visibleNaNLogging, loadIn8bitRemoved, removedTrainingArguments,
-		prepareModelForInt8Training, doraOProj, autocastAdapterDtype,
+		visibleNaNLogging, gemma2EagerAttention, fp16OnBF16Native, reentrantCheckpointing,
+		loadIn8bitRemoved, removedTrainingArguments, prepareModelForInt8Training, doraOProj,
+		autocastAdapterDtype, computeLossSignature,
 	}
 	sort.SliceStable(rules, func(i, j int) bool { return rules[i].Code < rules[j].Code })
 	return rules

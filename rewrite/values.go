@@ -344,3 +344,13 @@ func (f *Facts) ValueOf(n *sitter.Node) (string, bool) {
 	}
 	return ss[0], true
 }
+
+// always reports a value that is a literal of node type typ ("true",
+// "false", "none") on every path.
+func (f *Facts) always(v *sitter.Node, typ string) bool {
+	vals, ok := f.Values(v)
+	for _, x := range vals {
+		ok = ok && x.Type() == typ
+	}
+	return ok && len(vals) > 0
+}

@@ -218,6 +218,10 @@ func TestRulesListsAndDocuments(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "LTF007  sdpa-backend-fence") {
 		t.Errorf("rules list:\n%s", out)
 	}
+	// The red herrings are listed as such, after the rules.
+	if _, after, ok := strings.Cut(out, "Not the cause (no rule):"); !ok || !strings.Contains(after, "Sliding Window Attention") || !strings.Contains(after, "label smoothing") {
+		t.Errorf("rules list lacks the not-the-cause section:\n%s", out)
+	}
 	out, _, code = run(t, "", "rules", "LTF002")
 	for _, want := range []string{"# LTF002 eager-attention", "## Why", "## Example", "## When it stays away", "## Cost"} {
 		if !strings.Contains(out, want) {

@@ -39,6 +39,10 @@ func newRulesCmd() *cobra.Command {
 			for _, p := range rewrite.Profiles() {
 				fmt.Fprintf(out, "  %-8s %s\n", p.Name, p.Doc)
 			}
+			fmt.Fprintln(out, "\nNot the cause (no rule):")
+			for _, n := range rewrite.NotCauses() {
+				fmt.Fprintf(out, "  - %s: %s\n", n.What, n.Why)
+			}
 			return nil
 		},
 	}

@@ -1,0 +1,250 @@
+package rewrite
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+var gemma2EagerAttention = &Rule{
+	Code:         "LTF010",
+	Name:         "gemma2-eager-attention",
+	Summary:      `train Gemma-2 with attn_implementation="eager": SDPA drops its attention soft-cap`,
+	Severity:     SeverityError,
+	Profiles:     []string{ProfileDefault, ProfileLean},
+	Triggers:     []string{"gemma-2", "gemma2", "Gemma-2", "Gemma2", "gemma_2", "gemma-3", "gemma3", "Gemma3"},
+	TrainingOnly: true,
+	Doc: `## What it does
+Adds attn_implementation="eager" to a Gemma-2 training load, or replaces
+"sdpa", in both profiles. A load is Gemma-2 when its class is Gemma2* or
+its model id (a literal, or a name that holds one on every path) names
+gemma-2 / gemma2 (not gemma-2b, which is the first Gemma). A model TRL
+loads by name gets it in model_init_kwargs. Where LTF002 runs too, it
+leaves Gemma-2 loads to this rule: one fix per argument list.
+
+## Why
+Gemma-2 caps its attention logits (attn_logit_softcapping=50 in its
+config). Eager attention applies the cap; SDPA has no such parameter, and
+transformers' SDPA path drops it without a word. Measured on an H200
+(torch 2.11, cuDNN 9.19, transformers 5.17, random weights): Gemma-2 loads
+sdpa by default; eager and SDPA final logits differ by up to 5.8 where the
+cap binds, so the adapters learn against other logits; and default SDPA
+picks cuDNN at head_dim 256, whose backward gives NaN with left padding at
+L % 128 == 64, exactly as for Llama. Reported in the field as NaN with
+padding on SDPA (transformers issue 32390, 4.43); peft and unsloth warn
+that Gemma-2 should be trained with eager. The lean profile's cuDNN fence
+(LTF007) cures the NaN but not the missing cap, so this rule is in lean
+too.
+
+## Example
+    model = AutoModelForCausalLM.from_pretrained("google/gemma-2-9b", torch_dtype=torch.bfloat16)
+becomes
+    model = AutoModelForCausalLM.from_pretrained("google/gemma-2-9b", torch_dtype=torch.bfloat16, attn_implementation="eager")
+
+## When it stays away
+"eager" and "flex_attention" (flex applies the cap) stay. flash_attention_2
+applies the cap only with flash-attn 2.6 or later (older releases have no
+softcap): a note. TRL packing or padding_free needs flash attention: a
+warning, no edit. A load with **kwargs whose content is unknown, one the
+flow cannot tell is trained, or an attn_implementation decided at run
+time: a warning. unsloth's loaders apply the cap in their own kernels: no
+finding. A model id decided at run time in a file that names a Gemma-2
+model (an argparse default, a choice): a warning, no run-time guard, because
+a test on the id string cannot be exact (a local path or a renamed
+checkpoint hides the family; only the config's model_type tells, and
+reading it is a load of its own). Gemma-3 has no attention soft-cap in
+transformers 5.17 (eager and SDPA agree): no edit; where LTF002 does not
+run (lean), a note that the cuDNN fence is enough there.
+
+## Cost
+Eager attention is O(L^2) in memory and slower than fused kernels:
+measured on an H200 with the Llama-3.1-8B shape at sequence 512, bf16 +
+eager ran at 0.88x the speed and 1.21x the peak memory of SDPA.
+flex_attention keeps the cap at less cost where torch supports it.`,
+	Run: runGemma2Attention,
+}
+
+// gemma2ID is a Gemma-2 model id (google/gemma-2-9b, gemma2-27b,
+// paligemma2-3b); "gemma-2b" is the first Gemma's 2B model.
+var gemma2ID = regexp.MustCompile(`(?i)gemma[-_]?2([^0-9b.]|$)`)
+
+// gemma3ID is a Gemma-3 model id (google/gemma-3-4b-it).
+var gemma3ID = regexp.MustCompile(`(?i)gemma[-_]?3([^0-9]|$)`)
+
+// gemmaKind is what a load's family says about its attention.
+type gemmaKind int
+
+const (
+	gemmaOther  gemmaKind = iota
+	gemma2Sure            // Gemma-2 on every path
+	gemma2Maybe           // a Gemma-2 id on some path, or a run-time id in a file that names one
+	gemma3Sure            // Gemma-3: no attention soft-cap
+)
+
+// loadClass is the class a load calls: "AutoModelForCausalLM".
+func loadClass(l *Load) string {
+	parts := strings.Split(l.Qual, ".")
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[len(parts)-2]
+}
+
+// gemmaOf tells a load's Gemma generation by its class or its model id,
+// with the class or id for messages.
+func (f *Facts) gemmaOf(l *Load) (gemmaKind, string) {
+	class := loadClass(l)
+	switch {
+	case strings.HasPrefix(class, "Gemma2"):
+		return gemma2Sure, class
+	case strings.HasPrefix(class, "Gemma3"):
+		return gemma3Sure, class
+	case l.IDKnown && gemma2ID.MatchString(l.ModelID):
+		return gemma2Sure, l.ModelID
+	case l.IDKnown && gemma3ID.MatchString(l.ModelID):
+		return gemma3Sure, l.ModelID
+	case l.IDKnown || l.Method != "from_pretrained":
+		return gemmaOther, ""
+	}
+	ids, ok := f.StringValues(firstArg(l.Args, "pretrained_model_name_or_path", f.Src.Text))
+	n := 0
+	for _, id := range ids {
+		if gemma2ID.MatchString(id) {
+			n++
+		}
+	}
+	switch {
+	case ok && n == len(ids) && n > 0:
+		return gemma2Sure, strings.Join(ids, " or ")
+	case n > 0:
+		return gemma2Maybe, "its model id, Gemma-2 on some paths"
+	case !ok && gemma2ID.Match(f.Src.Text):
+		return gemma2Maybe, "its model id, decided at run time in a file that names a Gemma-2 model"
+	}
+	return gemmaOther, ""
+}
+
+const gemma2Why = `SDPA drops Gemma-2's attention logit soft-cap (the adapters then learn against other logits) and, on Hopper, picks cuDNN, whose backward gives NaN on left-padded rows`
+
+func runGemma2Attention(p *Pass) {
+	f, text := p.Facts, p.Src.Text
+	packing := packingInFile(f)
+	for _, l := range f.ModelLoads() {
+		if l.Use == NotTraining || f.unslothLoad(l) {
+			continue
+		}
+		kind, what := f.gemmaOf(l)
+		switch kind {
+		case gemmaOther:
+			continue
+		case gemma3Sure:
+			gemma3Note(p, l, what)
+			continue
+		}
+		head := fmt.Sprintf("Gemma-2 training load (%s)", what)
+		if kind == gemma2Maybe {
+			head = fmt.Sprintf("training load that may be Gemma-2 (%s)", what)
+		}
+		v := l.Arg("attn_implementation", text)
+		if v == nil {
+			fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+				Message: head + ` with the default SDPA attention: ` + gemma2Why}
+			switch {
+			case kind == gemma2Maybe:
+				fd.Message += `; pass attn_implementation="eager" when the model is Gemma-2 (the tool cannot tell the family of a run-time id exactly)`
+			case l.Undecided():
+				fd.Message = l.UndecidedMessage(`a Gemma-2 model needs attn_implementation="eager" for training (` + gemma2Why + `)`)
+			case packing:
+				fd.Message += `; packing/padding_free needs flash attention, so eager is not added: use flash_attention_2 with flash-attn 2.6 or later (it applies the cap) or flex_attention`
+			case l.Opaque():
+				fd.Message += `; the load passes **kwargs whose content is unknown: make sure they give attn_implementation="eager"`
+			default:
+				fd.Severity = ""
+				fd.Message += `; train with attn_implementation="eager" (flex_attention applies the cap too)`
+				fd.Fix = addingFix(`add attn_implementation="eager"`, listAddition(p.Src, l.Args, `attn_implementation="eager"`))
+			}
+			p.Report(fd)
+			continue
+		}
+		vals, known := f.Values(v)
+		var sdpa []*sitter.Node
+		flash := ""
+		for _, val := range vals {
+			switch s, ok := StringValue(val, text); {
+			case !ok:
+				known = false
+			case s == "sdpa":
+				sdpa = append(sdpa, val)
+			case flashValues[s]:
+				flash = s
+			}
+		}
+		switch {
+		case !known:
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				Message: fmt.Sprintf(`%s: attn_implementation comes from %s, decided at run time; "sdpa" there is wrong for Gemma-2: %s; train with "eager" or "flex_attention"`, head, f.runtimeSource(v, l.Func), gemma2Why)})
+		case len(sdpa) > 0:
+			fd := Finding{Start: start(v), End: end(v),
+				Message: fmt.Sprintf(`%s with attn_implementation=%s: %s; train with "eager"`, head, v.Content(text), gemma2Why)}
+			if kind == gemma2Sure && !l.Undecided() {
+				fd.Fix = &Fix{Message: `attn_implementation="eager"`, Edits: eagerInPlaceOfSDPA(v, sdpa)}
+			} else {
+				fd.Severity = SeverityWarning
+			}
+			p.Report(fd)
+		case flash != "":
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
+				Message: fmt.Sprintf(`%s with attn_implementation=%q: flash attention applies Gemma-2's soft-cap only with flash-attn 2.6 or later; left as it is`, head, flash)})
+		}
+	}
+	trlStringModels(p, func(t *trlLoad) {
+		if gemma2ID.MatchString(t.modelID) {
+			trlGemma2Attention(p, t)
+		}
+	})
+}
+
+// gemma3Note: Gemma-3 has no attention soft-cap, so the lean profile's
+// cuDNN fence is enough; said only where LTF002 does not already give
+// the load eager attention.
+func gemma3Note(p *Pass, l *Load, what string) {
+	if p.Runs("LTF002") || l.Undecided() {
+		return
+	}
+	text := p.Src.Text
+	if v := l.Arg("attn_implementation", text); v != nil {
+		if s, _ := StringValue(v, text); s != "sdpa" {
+			return
+		}
+	}
+	p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityInfo,
+		Message: fmt.Sprintf(`Gemma-3 (%s) has no attention soft-cap (transformers 5.17: eager and SDPA agree): SDPA stays; its cuDNN left-padding NaN is fenced by LTF007 (--select LTF007 where it is not on), and eager would only cost speed`, what)})
+}
+
+// trlGemma2Attention is LTF010 for a Gemma-2 model TRL loads by name.
+func trlGemma2Attention(p *Pass, t *trlLoad) {
+	text := p.Src.Text
+	if v := t.entries["attn_implementation"]; v != nil {
+		if s, ok := StringValue(v, text); !ok || s != "sdpa" {
+			return
+		}
+	}
+	fd := Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node),
+		Message: fmt.Sprintf(`TRL loads the Gemma-2 model %s with the default SDPA attention: %s; pass attn_implementation="eager" in model_init_kwargs`, t.modelID, gemma2Why)}
+	switch {
+	case t.packing:
+		fd.Severity = SeverityWarning
+		fd.Message += `; packing/padding_free needs flash attention, so eager is not added: use flash_attention_2 with flash-attn 2.6 or later (it applies the cap) or flex_attention`
+	case t.jsonString:
+		fd.Severity = SeverityWarning
+		fd.Message += "; model_init_kwargs is a JSON string here: edit it by hand"
+	default:
+		if fix, ok := t.setInit(p, "attn_implementation", `"eager"`); ok {
+			fix.Message = `model_init_kwargs "attn_implementation": "eager"`
+			fd.Fix = fix
+		}
+	}
+	p.Report(fd)
+}
