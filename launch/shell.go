@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/treewalk"
 )
 
 // command is one training launch of a shell script: the launcher, the
@@ -71,16 +73,16 @@ func readShell(root *sitter.Node, text []byte) *shell {
 				s.assigns[name.Content(text)] = append(s.assigns[name.Content(text)], n)
 			}
 		case "simple_expansion", "expansion":
-			for i := 0; i < int(n.NamedChildCount()); i++ {
-				if c := n.NamedChild(i); c.Type() == "variable_name" {
+			for _, c := range treewalk.NamedChildren(n) {
+				if c.Type() == "variable_name" {
 					s.uses[c.Content(text)]++
 				}
 			}
 		case "command":
 			cmds = append(cmds, n)
 		}
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			walk(n.NamedChild(i))
+		for _, c := range treewalk.NamedChildren(n) {
+			walk(c)
 		}
 	}
 	walk(root)
@@ -96,9 +98,9 @@ func readShell(root *sitter.Node, text []byte) *shell {
 // time) taken off.
 func (s *shell) words(n *sitter.Node) []*sitter.Node {
 	var ws []*sitter.Node
-	for i := 0; i < int(n.ChildCount()); i++ {
-		c := n.Child(i)
-		switch n.FieldNameForChild(i) {
+	for _, f := range treewalk.Fields(n) {
+		c := f.Node
+		switch f.Name {
 		case "name":
 			if c.NamedChildCount() == 1 {
 				ws = append(ws, c.NamedChild(0))

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/treewalk"
 )
 
 // A YAML or JSON file is read with tree-sitter's YAML grammar: JSON is
@@ -60,8 +62,7 @@ func (m *mapping) lookup(path string) *pair {
 // stream has several documents or its root is not a mapping.
 func topMapping(root *sitter.Node, text []byte) *mapping {
 	var doc *sitter.Node
-	for i := 0; i < int(root.NamedChildCount()); i++ {
-		c := root.NamedChild(i)
+	for _, c := range treewalk.NamedChildren(root) {
 		if c.Type() == "document" {
 			if doc != nil {
 				return nil
@@ -72,8 +73,8 @@ func topMapping(root *sitter.Node, text []byte) *mapping {
 	if doc == nil {
 		return nil
 	}
-	for i := 0; i < int(doc.NamedChildCount()); i++ {
-		if m := mappingOf(doc.NamedChild(i), text); m != nil {
+	for _, c := range treewalk.NamedChildren(doc) {
+		if m := mappingOf(c, text); m != nil {
 			return m
 		}
 	}
@@ -86,13 +87,11 @@ func mappingOf(n *sitter.Node, text []byte) *mapping {
 	if n == nil || n.Type() != "block_node" && n.Type() != "flow_node" {
 		return nil
 	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
+	for _, c := range treewalk.NamedChildren(n) {
 		switch c.Type() {
 		case "block_mapping", "flow_mapping":
 			m := &mapping{node: c, flow: c.Type() == "flow_mapping"}
-			for j := 0; j < int(c.NamedChildCount()); j++ {
-				pn := c.NamedChild(j)
+			for _, pn := range treewalk.NamedChildren(c) {
 				if pn.Type() != "block_mapping_pair" && pn.Type() != "flow_pair" {
 					continue
 				}

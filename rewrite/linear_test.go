@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loratune/loratune-fix/fixtures"
+	"github.com/loratune/loratune-fix/treewalk"
 )
 
 // commentedScript is the demo script with n top-level comments above it
@@ -56,11 +57,11 @@ func TestChildVisitsGrowLinearly(t *testing.T) {
 		t.Fatal(err)
 	}
 	visits := func(n int) int64 {
-		before := childVisits.Load()
+		before := treewalk.Visits()
 		if _, err := e.Fix(commentedScript(n), Versions{}); err != nil {
 			t.Fatal(err)
 		}
-		return childVisits.Load() - before
+		return treewalk.Visits() - before
 	}
 	small, large := visits(2000), visits(8000)
 	if small < 4000 {
@@ -76,7 +77,7 @@ func TestChildVisitsGrowLinearly(t *testing.T) {
 // child) are fine.
 func TestNoIndexedChildWalks(t *testing.T) {
 	indexed := regexp.MustCompile(`\.(NamedChild|Child)\(([^)]*)\)`)
-	for _, dir := range []string{".", "../notebook", "../runner"} {
+	for _, dir := range []string{".", "../notebook", "../runner", "../launch"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, p := range files {
 			if strings.HasSuffix(p, "_test.go") {
@@ -92,7 +93,7 @@ func TestNoIndexedChildWalks(t *testing.T) {
 				}
 				for _, m := range indexed.FindAllStringSubmatch(line, -1) {
 					if !regexp.MustCompile(`^[0-9]+$`).MatchString(m[2]) {
-						t.Errorf("%s:%d: %s by index: walk the children with namedChildren or children", p, i+1, m[0])
+						t.Errorf("%s:%d: %s by index: walk the children with namedChildren or children (treewalk)", p, i+1, m[0])
 					}
 				}
 			}

@@ -3,10 +3,10 @@ package rewrite
 import (
 	"bytes"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/treewalk"
 )
 
 // Questions about the syntax tree that any rule may ask.
@@ -87,42 +87,9 @@ func containsWord(text []byte, word string) bool {
 	return false
 }
 
-// cursors are reused tree cursors: one costs a C allocation and a
-// finalizer to make.
-var cursors = sync.Pool{}
+// namedChildren lists n's named children and children all of them,
+// through package treewalk's cursor walk: every loop over a node's
+// children goes through one of them (TestNoIndexedChildWalks).
+func namedChildren(n *sitter.Node) []*sitter.Node { return treewalk.NamedChildren(n) }
 
-// childVisits counts the children the two walks below yielded, for the
-// test that the analysis of a file grows linearly with it.
-var childVisits atomic.Int64
-
-// namedChildren lists n's named children (comments included, as
-// NamedChild counts them). Every loop over a node's children goes through
-// it or children: NamedChild(i) and Child(i) walk from the first child
-// each time, so a loop over them is quadratic in the number of children
-// (a script of 20,000 top-level comments took 50 s), and a cursor steps
-// from one child to the next in constant time.
-func namedChildren(n *sitter.Node) []*sitter.Node { return walkChildren(n, true) }
-
-// children lists all of n's children, anonymous tokens included.
-func children(n *sitter.Node) []*sitter.Node { return walkChildren(n, false) }
-
-func walkChildren(n *sitter.Node, named bool) []*sitter.Node {
-	if n == nil || n.ChildCount() == 0 {
-		return nil
-	}
-	c, _ := cursors.Get().(*sitter.TreeCursor)
-	if c == nil {
-		c = sitter.NewTreeCursor(n)
-	} else {
-		c.Reset(n)
-	}
-	defer cursors.Put(c)
-	var out []*sitter.Node
-	for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
-		if ch := c.CurrentNode(); !named || ch.IsNamed() {
-			out = append(out, ch)
-		}
-	}
-	childVisits.Add(int64(len(out)))
-	return out
-}
+func children(n *sitter.Node) []*sitter.Node { return treewalk.Children(n) }

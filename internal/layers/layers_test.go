@@ -22,6 +22,7 @@ var mayImport = map[string][]string{
 	"finding":   {"version"},
 	"udiff":     {},
 	"queries":   {},
+	"treewalk":  {},
 	"notebook":  {"finding", "version"},
 	"pins":      {"version"},
 	"config":    {"version"},
@@ -29,8 +30,8 @@ var mayImport = map[string][]string{
 	"review":    {"finding", "version", "report", "udiff", "gitcmd", "githubapi"},
 	"githubapi": {},
 	"gitcmd":    {},
-	"rewrite":   {"finding", "version", "queries"},
-	"launch":    {"finding", "version", "queries", "rewrite"},
+	"rewrite":   {"finding", "version", "queries", "treewalk"},
+	"launch":    {"finding", "version", "queries", "treewalk", "rewrite"},
 }
 
 // withoutEngine lists the packages whose dependencies must not include the
