@@ -86,6 +86,9 @@ type Finding struct {
 	// Set by the engine's fix loop, which check runs too.
 	Outcome Outcome `json:"outcome"`
 	Reason  string  `json:"reason,omitempty"`
+	// Withheld says why the rule's fix is withheld from this file (a full
+	// fine-tune, library code): Fix is then nil, and Reason says it once.
+	Withheld string `json:"-"`
 }
 
 // Outcome is the fate of a finding under fix --write.

@@ -66,7 +66,7 @@ func mark(fd finding.Finding) string {
 		return "[*] "
 	case fd.Outcome == finding.OutcomeUnsafe:
 		return "[*] (unsafe fix, applied with --unsafe-fixes) "
-	case fd.Fix != nil && fd.Reason != "":
+	case (fd.Fix != nil || fd.Withheld != "") && fd.Reason != "":
 		return "(not fixed: " + fd.Reason + ") "
 	}
 	return ""

@@ -171,6 +171,8 @@ func (e *Engine) setOutcomes(findings, final []Finding, settled bool, dropped ma
 			fd.Outcome = finding.OutcomeFixed
 		case dropped[k] != "":
 			fd.Reason = dropped[k]
+		case fd.Withheld != "":
+			fd.Reason = fd.Withheld
 		case fd.Fix == nil || len(fd.Fix.Edits) == 0:
 			fd.Reason = "no automatic fix: the message says what to do"
 		case !settled:

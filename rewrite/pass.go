@@ -133,8 +133,7 @@ func (p *Pass) Report(f Finding) {
 		// Adapter training scripts only: elsewhere the finding stays, its
 		// fix goes (scope.go).
 		if why := p.Facts.notEditedBecause(); why != "" {
-			f.Fix = nil
-			f.Message += "; " + why
+			f.Fix, f.Withheld = nil, why
 		}
 	}
 	if f.Fix != nil && f.Fix.Applicability == "" {

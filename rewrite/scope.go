@@ -83,15 +83,16 @@ func (f *Facts) loadsModel() bool {
 }
 
 // notEditedBecause says why the training rules' fixes are withheld from
-// this file, or "" when they apply. It is decided once per file.
+// this file, or "" when they apply; short, as it ends up in the finding's
+// outcome (Finding.Withheld, then Reason). It is decided once per file.
 func (f *Facts) notEditedBecause() string {
 	if f.editScope == nil {
 		why := ""
 		switch {
 		case !f.trainsAdapter() && f.loadsModel():
-			why = "not edited: a full fine-tune (no get_peft_model, peft_config= or trainable adapter), and loratune-fix edits adapter training only"
+			why = "full fine-tune: only adapter training is edited"
 		case !f.hasTrainingEntry():
-			why = "not edited: library code (nothing here runs training: no trainer, optimizer, .train(), backward or optimizer step), whose callers the tool cannot see"
+			why = "library code: nothing here runs training"
 		}
 		f.editScope = &why
 	}

@@ -254,3 +254,38 @@ func TestDemoPrintsTheDiff(t *testing.T) {
 		}
 	}
 }
+
+// A full fine-tune gets its findings without fixes: the reason is said
+// once, in the text's "(not fixed: ...)" and JSON's reason, never in the
+// message.
+func TestOutOfScopeReasonSaidOnce(t *testing.T) {
+	src, err := os.ReadFile("../../fixtures/scope/full_finetune.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "train.py")
+	if err := os.WriteFile(path, src, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	const why = "full fine-tune: only adapter training is edited"
+	out, _, _ := run(t, "", "check", path)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) == 0 || lines[0] == "" {
+		t.Fatal("no findings")
+	}
+	for _, l := range lines {
+		if strings.Count(l, why) != 1 || !strings.Contains(l, "(not fixed: "+why+") ") {
+			t.Errorf("want the reason once, as (not fixed: %s): %s", why, l)
+		}
+	}
+	out, _, _ = run(t, "", "check", "--output-format", "json", path)
+	var findings []struct{ Message, Outcome, Reason string }
+	if err := json.Unmarshal([]byte(out), &findings); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, f := range findings {
+		if f.Outcome != "not-fixed" || f.Reason != why || strings.Contains(f.Message, "fine-tune") {
+			t.Errorf("JSON finding: outcome %q, reason %q, message %q; want not-fixed, %q, and a message without it", f.Outcome, f.Reason, f.Message, why)
+		}
+	}
+}
