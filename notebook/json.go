@@ -56,58 +56,66 @@ func (s *scanner) space() {
 	}
 }
 
+// members reads an object's or array's members, one per call of member,
+// from its opening byte to its closing byte close.
+func (s *scanner) members(close byte, member func() error) error {
+	s.pos++
+	for {
+		s.space()
+		switch s.data[s.pos] {
+		case close:
+			s.pos++
+			return nil
+		case ',':
+			s.pos++
+			continue
+		}
+		if err := member(); err != nil {
+			return err
+		}
+	}
+}
+
 func (s *scanner) value() (*node, error) {
 	s.space()
 	n := &node{start: s.pos}
 	switch c := s.data[s.pos]; c {
 	case '{':
 		n.kind = '{'
-		s.pos++
-		for {
-			s.space()
-			if s.data[s.pos] == '}' {
-				s.pos++
-				break
-			}
-			if s.data[s.pos] == ',' {
-				s.pos++
-				continue
-			}
+		err := s.members('}', func() error {
 			k, err := s.value()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			var key string
 			if err := json.Unmarshal(s.data[k.start:k.end], &key); err != nil {
-				return nil, err
+				return err
 			}
 			s.space()
 			s.pos++ // ':'
 			v, err := s.value()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			n.keys = append(n.keys, key)
 			n.vals = append(n.vals, v)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	case '[':
 		n.kind = '['
-		s.pos++
-		for {
-			s.space()
-			if s.data[s.pos] == ']' {
-				s.pos++
-				break
-			}
-			if s.data[s.pos] == ',' {
-				s.pos++
-				continue
-			}
+		err := s.members(']', func() error {
 			v, err := s.value()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			n.vals = append(n.vals, v)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	case '"':
 		n.kind = '"'
