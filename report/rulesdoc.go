@@ -22,6 +22,7 @@ func RulesMarkdown(rules []finding.RuleInfo, profiles []finding.ProfileInfo) str
 	for _, p := range profiles {
 		fmt.Fprintf(&b, "- `%s`: %s\n", p.Name, p.Doc)
 	}
+	b.WriteString(modelFlowDoc)
 	for _, r := range rules {
 		fmt.Fprintf(&b, "\n<a id=\"%s\"></a>\n\n## %s %s\n\n%s\n\nSeverity: %s. Profiles: %s.\n\n",
 			strings.ToLower(r.Code), r.Code, r.Name, r.Summary, r.Severity, profilesOf(r))
@@ -34,6 +35,30 @@ func RulesMarkdown(rules []finding.RuleInfo, profiles []finding.ProfileInfo) str
 	}
 	return b.String()
 }
+
+// modelFlowDoc says, for every rule, which loads are edited and what no
+// fix may do.
+const modelFlowDoc = `
+Which model is trained, and what no fix may do:
+
+- A load is edited as a training load when its value reaches training:
+  get_peft_model, prepare_model_for_kbit_training,
+  PeftModel.from_pretrained(..., is_trainable=True), a trainer's model,
+  accelerator.prepare, an optimizer over its parameters, .train(), or a call
+  where backward() runs. The value is followed through assignments, chained
+  .to()/.cuda(), tuples, returns to the file's callers, parameters, self.x,
+  keyword dicts and notebook cells in order. A load that reaches only
+  generate, pipeline, .eval(), a merge, ref_model= or an embedding's use is
+  left alone; one whose value goes where the flow cannot see (a helper of
+  another module) gets a warning, no edit. A loader shared by training and
+  inference callers gets a warning. Messages quote why.
+- The binding guard: every name a fix's line reads must be bound on every
+  path that reaches it (if/elif/else, loops, try, with, match, del, early
+  return), hold an object where an attribute is read (not the model id
+  string, not a class), and the line must not come after the training it is
+  for. A fix that fails is not applied; check shows why. Inserted lines go
+  right after the statement that binds the model, inside its branch.
+`
 
 func profilesOf(r finding.RuleInfo) string {
 	if len(r.Profiles) == 0 {

@@ -14,8 +14,9 @@ var trainingUseCache = &Rule{
 	Triggers:     []string{"from_pretrained", "from_config"},
 	TrainingOnly: true,
 	Doc: `## What it does
-Adds model.config.use_cache = False after the training load when the file
-sets it nowhere.
+Adds model.config.use_cache = False right after the statement that loads
+each training model, inside the branch that loads it (once per branch), so
+that it runs wherever the model is bound and before it is trained.
 
 ## Why
 The KV cache is for generation. During training it holds memory for
@@ -30,9 +31,10 @@ becomes
     model.config.use_cache = False
 
 ## When it stays away
-A file that already sets use_cache = False (anywhere) or passes
-use_cache=False to the load. transformers >= 5 (the Trainer does it).
-Loads that only serve inference.
+A model whose cache is already off (use_cache=False passed to the load, or
+model.config.use_cache = False on it or on its peft wrapper). transformers
+>= 5 (the Trainer does it). Loads that only serve inference, and loaders
+shared by training and inference callers (library code).
 
 ## Cost
 None: the cache is not used by a training forward pass.`,

@@ -11,7 +11,8 @@ var sdpaBackendFence = &Rule{
 	Triggers:     []string{"from_pretrained", "from_config"},
 	TrainingOnly: true,
 	Doc: `## What it does
-Adds, after the training load:
+Adds, once before training on every path (after the statement that holds
+the training load, or before it when it holds the training too):
     if hasattr(torch.backends.cuda, "enable_cudnn_sdp"):
         torch.backends.cuda.enable_cudnn_sdp(False)
 so SDPA keeps its flash and memory-efficient kernels but never picks cuDNN.
