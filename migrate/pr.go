@@ -143,7 +143,7 @@ func (r *repo) pullRequest(ctx context.Context, spec string) error {
 	title, body := r.title(), r.body()
 	if p.DryRun {
 		if !toFix && r.pr.remoteSHA != "" {
-			fmt.Fprintf(p.Out, "=== %s/%s: nothing left to fix: its open pull request from %s would be closed\n", owner, name, r.o.Branch)
+			fmt.Fprintf(p.Out, "=== %s/%s: nothing left to fix: an open pull request from %s would be closed, its branch deleted\n", owner, name, r.o.Branch)
 		}
 		if toFix {
 			fmt.Fprintf(p.Out, "=== %s/%s: pull request %s -> %s\nTitle: %s\n\n%s\n", owner, name, r.o.Branch, r.pr.base, title, body)

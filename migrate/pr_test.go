@@ -295,6 +295,13 @@ func TestOpenPRUpdatesAndCloses(t *testing.T) {
 		fixed[p] = string(mustRead(t, f.bare("trainer"), DefaultBranch, p, f.env))
 	}
 	f.commitTo("trainer", "main", "fixed by hand", fixed)
+	var out bytes.Buffer
+	f.o.PR.DryRun, f.o.PR.Out = true, &out
+	r = f.run(a)[a]
+	if r.Status != Clean || r.PR != nil || prs[0].State != "open" || !strings.Contains(out.String(), "=== octo/trainer: nothing left to fix: an open pull request") {
+		t.Fatalf("dry run of the close: %+v, %q", r, out.String())
+	}
+	f.o.PR.DryRun = false
 	r = f.run(a)[a]
 	if r.Status != Clean || prState(r) != PRClosed || r.PR.Number != 1 {
 		t.Fatalf("close: %+v %+v", r, r.PR)
