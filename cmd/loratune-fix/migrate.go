@@ -179,7 +179,7 @@ func pullRequestOptions(pr *migrate.PROptions, rf *ruleFlags, cmd *cobra.Command
 	repro := []string{"loratune-fix", "fix", "--write"}
 	add := func(flag string, vals ...string) {
 		if len(vals) > 0 && vals[0] != "" {
-			repro = append(repro, flag, strings.Join(vals, ","))
+			repro = append(repro, flag, shellQuote(strings.Join(vals, ",")))
 		}
 	}
 	add("--profile", rf.profile)
@@ -187,6 +187,12 @@ func pullRequestOptions(pr *migrate.PROptions, rf *ruleFlags, cmd *cobra.Command
 	add("--extend-select", rf.extendSelect...)
 	add("--ignore", rf.ignoreRules...)
 	add("--target", rf.target)
+	for _, x := range rf.bulk.exclude {
+		add("--exclude", x)
+	}
+	if rf.bulk.noIgnore {
+		repro = append(repro, "--no-ignore")
+	}
 	if rf.unsafeFixes {
 		repro = append(repro, "--unsafe-fixes")
 	}
@@ -211,4 +217,13 @@ func pullRequestOptions(pr *migrate.PROptions, rf *ruleFlags, cmd *cobra.Command
 		return c, err
 	}
 	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when it holds more than plain
+// word characters (a glob, a space).
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,=/:+-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
