@@ -3,6 +3,7 @@ package finding
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Conflicts reports whether two fixes cannot be applied in the same pass:
@@ -10,17 +11,22 @@ import (
 // insert the same text at one place (the import they both need: the
 // second, recomputed on the next pass, finds it there), or both claim one
 // place (unless both are additions to the claimed list that compose, under
-// different keys). Other insertions at one offset do not conflict; they
-// keep rule order. So the edits of the fixes applied in one pass, put
-// together, are exactly what the pass changes.
+// different keys). Other insertions at one offset keep rule order, unless
+// their lines start at different indentations: then which goes first
+// decides where each lands (a line for the end of a branch put after a
+// block for the statement that follows the branch is misindented), so the
+// second waits for the next pass, placed on the new text. So the edits of
+// the fixes applied in one pass, put together, are exactly what the pass
+// changes.
 func Conflicts(a, b *Fix) bool {
-	if a.Claim != "" && a.Claim == b.Claim && (a.Adds == nil || b.Adds == nil || a.Adds.Key() == b.Adds.Key()) {
+	sameList := a.Claim != "" && a.Claim == b.Claim
+	if sameList && (a.Adds == nil || b.Adds == nil || a.Adds.Key() == b.Adds.Key()) {
 		return true
 	}
 	for _, x := range a.Edits {
 		for _, y := range b.Edits {
 			if x.Start == x.End && y.Start == y.End {
-				if x == y {
+				if x == y || x.Start == y.Start && !sameList && indentOf(x.NewText) != indentOf(y.NewText) {
 					return true
 				}
 				continue
@@ -83,4 +89,12 @@ func ApplyEdits(text []byte, edits []Edit) ([]byte, error) {
 		last = e.End
 	}
 	return append(out, text[last:]...), nil
+}
+
+// indentOf is the indentation of the first line an insertion writes: its
+// leading blanks after any line break it opens with ("" for text such as
+// ", name=value" inserted within a line).
+func indentOf(s string) string {
+	rest := strings.TrimLeft(s, "\r\n")
+	return rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
 }

@@ -62,3 +62,34 @@ func TestOverlapping(t *testing.T) {
 		}
 	}
 }
+
+func TestInsertionsAtOnePlace(t *testing.T) {
+	insert := func(at int, text string) *Fix {
+		return &Fix{Edits: []Edit{{Start: at, End: at, NewText: text}}}
+	}
+	cases := []struct {
+		name     string
+		a, b     *Fix
+		conflict bool
+	}{
+		{"two blocks for the same place, at one indentation, keep rule order",
+			insert(10, "    a = 1\n"), insert(10, "    b = 2\n"), false},
+		{"a branch's line and a block for after the branch: the second waits",
+			insert(10, "    # block\n    a = 1\n"), insert(10, "        model.x = False\n"), true},
+		{"the same after a line break",
+			insert(10, "\n    a = 1"), insert(10, "\n        b = 2"), true},
+		{"the same text twice: the second finds the first",
+			insert(10, "import torch\n"), insert(10, "import torch\n"), true},
+		{"different places", insert(10, "    a = 1\n"), insert(20, "        b = 2\n"), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Conflicts(c.a, c.b); got != c.conflict {
+				t.Errorf("Conflicts = %v, want %v", got, c.conflict)
+			}
+			if got := Conflicts(c.b, c.a); got != c.conflict {
+				t.Errorf("Conflicts (swapped) = %v, want %v", got, c.conflict)
+			}
+		})
+	}
+}

@@ -81,7 +81,10 @@ func (f *Facts) cacheOff(l *Load) bool {
 		if !ok || a.Value.Content(text) != "False" {
 			continue
 		}
-		if obj == l.Target && a.Func == l.Func {
+		// An attribute (self.model) is matched by name in its function; a
+		// plain name by its reaching definitions below, so that the line of
+		// one branch does not count for the load of another.
+		if obj == l.Target && a.Func == l.Func && strings.Contains(obj, ".") {
 			return true
 		}
 		root := a.Target

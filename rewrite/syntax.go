@@ -16,7 +16,8 @@ func within(inner, outer *sitter.Node) bool {
 	return inner.StartByte() >= outer.StartByte() && inner.EndByte() <= outer.EndByte()
 }
 
-// identifiers lists the identifier nodes spelled name under n.
+// identifiers lists the identifier nodes under n that name a variable
+// spelled name (not an attribute's or a keyword argument's name).
 func identifiers(n *sitter.Node, name string, text []byte) []*sitter.Node {
 	var out []*sitter.Node
 	var walk func(*sitter.Node)
@@ -24,6 +25,20 @@ func identifiers(n *sitter.Node, name string, text []byte) []*sitter.Node {
 		if c.Type() == "identifier" {
 			if c.Content(text) == name {
 				out = append(out, c)
+			}
+			return
+		}
+		switch c.Type() {
+		case "attribute":
+			// x.name reads x, not a variable called name.
+			if obj := c.ChildByFieldName("object"); obj != nil {
+				walk(obj)
+			}
+			return
+		case "keyword_argument":
+			// f(name=x): name is the parameter's, not a variable.
+			if v := c.ChildByFieldName("value"); v != nil {
+				walk(v)
 			}
 			return
 		}

@@ -22,7 +22,10 @@ func applyVerified(text []byte, tree *sitter.Tree, chosen []*Finding, limit time
 	}
 	if out, err := finding.ApplyEdits(text, all); err == nil {
 		if tree := verified(out, edited(tree, text, all), limit); tree != nil {
-			return out, all, nil, tree
+			if !misindentedIn(tree.RootNode(), out, all) {
+				return out, all, nil, tree
+			}
+			tree.Close()
 		}
 	}
 	var dropped []*Finding
@@ -31,14 +34,14 @@ func applyVerified(text []byte, tree *sitter.Tree, chosen []*Finding, limit time
 	for _, c := range chosen {
 		edits := append(append([]Edit(nil), kept...), c.Fix.Edits...)
 		out, err := finding.ApplyEdits(text, edits)
-		if err == nil && Parses(out) == nil {
+		if err == nil && parsesAsOutput(out) {
 			kept, cur = edits, out
 			continue
 		}
 		// A fix that parses alone only clashed with another (two keywords
 		// inserted at one place): it waits for the next pass, recomputed
 		// on the new text. One that breaks the parse alone is dropped.
-		if alone, err := finding.ApplyEdits(text, c.Fix.Edits); err != nil || Parses(alone) != nil {
+		if alone, err := finding.ApplyEdits(text, c.Fix.Edits); err != nil || !parsesAsOutput(alone) {
 			dropped = append(dropped, c)
 		}
 	}
