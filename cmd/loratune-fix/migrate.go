@@ -31,6 +31,14 @@ branch already has every fix), clean (nothing to fix: no branch), or error
 (with the reason; the others go on). A local checkout must be clean and is
 left on the branch it was on.
 
+--open-pr (URLs only) makes the branch afresh from the default branch on
+every run, pushes it and opens one pull request per repository, or updates,
+closes (nothing left to fix) or leaves alone (someone's commits on the
+branch, or closed by a person) the one an earlier run opened; it never opens
+a second. The body explains the rules, their cost, the changes and the
+findings not fixed. GITHUB_TOKEN (and GITHUB_API_URL) as for review --post;
+--dry-run prints each pull request instead.
+
 --report FILE writes one JSON line per repository as each one finishes;
 --resume REPORT skips the repositories that report shows done; --shard K/N
 takes a stable share of the repositories. Exit 0 when no repository failed,
