@@ -46,7 +46,9 @@ becomes
 ## When it stays away
 "eager" and "flex_attention" (flex applies the cap) stay. flash_attention_2
 applies the cap only with flash-attn 2.6 or later (older releases have no
-softcap): a note. TRL packing or padding_free needs flash attention: a
+softcap): a note, as is the old use_flash_attention_2=True; the old
+keyword's False becomes attn_implementation="eager" in its place (the two
+side by side raise ValueError in transformers 4.36-4.5x). TRL packing or padding_free needs flash attention: a
 warning, no edit. A load with **kwargs whose content is unknown, one the
 flow cannot tell is trained, or an attn_implementation decided at run
 time: a warning. unsloth's loaders apply the cap in their own kernels: no
@@ -148,6 +150,10 @@ func runGemma2Attention(p *Pass) {
 			head = fmt.Sprintf("training load that may be Gemma-2 (%s)", what)
 		}
 		v := l.Arg("attn_implementation", text)
+		if old := l.Arg("use_flash_attention_2", text); v == nil && old != nil {
+			gemma2OldFlashKeyword(p, old, head, kind == gemma2Sure && !l.Undecided())
+			continue
+		}
 		if v == nil {
 			fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 				Message: head + ` with the default SDPA attention: ` + gemma2Why}
@@ -204,6 +210,31 @@ func runGemma2Attention(p *Pass) {
 			trlGemma2Attention(p, t)
 		}
 	})
+}
+
+// gemma2OldFlashKeyword: a Gemma-2 load that chooses its attention with
+// the old use_flash_attention_2 keyword. True is flash attention (a note,
+// as for attn_implementation="flash_attention_2"); False becomes
+// attn_implementation="eager" in its place (the two side by side raise
+// ValueError in transformers 4.36-4.5x when the old one is True), where
+// the load is surely Gemma-2 and trained.
+func gemma2OldFlashKeyword(p *Pass, old *sitter.Node, head string, sure bool) {
+	text := p.Src.Text
+	fd := Finding{Start: start(old), End: end(old), Severity: SeverityWarning}
+	switch old.Content(text) {
+	case "True":
+		fd.Severity = SeverityInfo
+		fd.Message = head + ` with use_flash_attention_2=True: flash attention applies Gemma-2's soft-cap only with flash-attn 2.6 or later; left as it is`
+	case "False":
+		fd.Message = head + ` with use_flash_attention_2=False, the default SDPA attention: ` + gemma2Why + `; train with attn_implementation="eager" in place of the old keyword`
+		if e, ok := eagerInPlaceOf(old, text); ok && sure {
+			fd.Severity = ""
+			fd.Fix = &Fix{Message: `replace use_flash_attention_2=False by attn_implementation="eager"`, Edits: []Edit{e}}
+		}
+	default:
+		fd.Message = head + ` with use_flash_attention_2 decided at run time: False leaves SDPA, which ` + strings.TrimPrefix(gemma2Why, "SDPA ") + `; choose the attention with attn_implementation alone ("eager" for Gemma-2)`
+	}
+	p.Report(fd)
 }
 
 // gemma3Note: Gemma-3 has no attention soft-cap, so the lean profile's
