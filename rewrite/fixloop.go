@@ -33,6 +33,12 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	settled, frozen0 := false, frozen
 	var tree *sitter.Tree // the parse of cur; nil: runOnce parses it
 	var last []Finding    // the findings of cur
+	// confirm: a fix was deferred, dropped or had overlapping edits, so
+	// only a pass over the output can say that nothing is left to do.
+	// Otherwise every reported fix went in at once, each removes its own
+	// finding (the golden fixtures check that a second run changes
+	// nothing), and the findings left are those whose fix was not applied.
+	confirm := false
 	for pass := 0; pass <= maxPasses; pass++ {
 		findings, used, err := e.runOnce(ctx, cur, vs, tree)
 		if tree = used; err != nil {
@@ -48,6 +54,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 				}
 				skip[fixKey(fd)] = "its fix has overlapping edits, so it is dropped (internal error, please report)"
 				fd.Fix = nil
+				confirm = true
 			}
 		}
 		if pass == 0 {
@@ -71,6 +78,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			for _, c := range chosen {
 				if finding.Conflicts(c.Fix, fd.Fix) {
 					ok = false // waits for the next pass
+					confirm = true
 					break
 				}
 			}
@@ -86,6 +94,9 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			break // still fixing: a fix that does not remove its finding
 		}
 		next, done, dropped, nextTree := applyVerified(cur, tree, chosen, parseLimit(ctx))
+		if nextTree == nil {
+			confirm = true // applied one at a time: some fix waits or was dropped
+		}
 		if !bytes.Equal(next, cur) {
 			// The binding guard: a fix that reads a name possibly unbound
 			// where it puts it is dropped, and the pass runs again without.
@@ -97,6 +108,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 					for _, g := range fails {
 						skip[fixKey(g.fix)] = GuardPrefix + g.why + "; not applied"
 					}
+					confirm = true
 					nextTree.Close()
 					continue
 				}
@@ -120,6 +132,10 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 		}
 		tree.Close()
 		cur, tree = next, nextTree // the next pass reads the tree the check made
+		if !confirm {
+			settled, last = true, unapplied(findings, chosen)
+			break
+		}
 	}
 	if tree != nil {
 		tree.Close()
@@ -139,6 +155,22 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	res.Changed = !bytes.Equal(out, text)
 	res.Frozen = frozen
 	return res, nil
+}
+
+// unapplied are the findings of a pass whose fix was not among chosen:
+// what a pass over the output would find again.
+func unapplied(findings []Finding, chosen []*Finding) []Finding {
+	applied := map[*Finding]bool{}
+	for _, c := range chosen {
+		applied[c] = true
+	}
+	var left []Finding
+	for i := range findings {
+		if !applied[&findings[i]] {
+			left = append(left, findings[i])
+		}
+	}
+	return left
 }
 
 // dropsUnparsable is the outcome of a fix dropped for breaking the parse.

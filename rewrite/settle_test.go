@@ -5,13 +5,19 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // A fix that does not remove its own finding would add its line on every
-// pass; after maxPasses the engine applies nothing and says so.
+// pass once the output is confirmed by a pass (here because a second fix
+// at the same place had to wait); after maxPasses the engine applies
+// nothing and says so.
 func TestFixThatNeverSettlesIsNotApplied(t *testing.T) {
 	again := &Rule{Code: "LTF999", Name: "always-again", Severity: SeverityInfo, Run: func(p *Pass) {
-		p.Report(Finding{Start: 0, End: 0, Message: "again", Fix: &Fix{Message: "add a line", Edits: []Edit{{Start: 0, End: 0, NewText: "x = 1\n"}}}})
+		for _, msg := range []string{"again", "and again"} {
+			p.Report(Finding{Start: 0, End: 0, Message: msg, Fix: &Fix{Message: "add a line", Edits: []Edit{{Start: 0, End: 0, NewText: "x = 1\n"}}}})
+		}
 	}}
 	e := &Engine{rules: []*Rule{again}}
 	src := []byte("import torch\n")
@@ -24,6 +30,55 @@ func TestFixThatNeverSettlesIsNotApplied(t *testing.T) {
 	}
 	if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "did not settle") {
 		t.Errorf("want one did-not-settle message, got %v", res.Dropped)
+	}
+}
+
+// Fixes that all go in at once need no confirming pass; a fix that waits
+// for another (two keywords inserted at one place) is applied by a second
+// pass and the output confirmed by a third, which finds nothing left.
+func TestConfirmingPassOnlyAfterAFixWaited(t *testing.T) {
+	keyword := func(code, kw, call string) *Rule {
+		return &Rule{Code: code, Name: code, Severity: SeverityInfo, Run: func(p *Pass) {
+			text := string(p.Src.Text)
+			at := strings.Index(text, call+"(")
+			if at < 0 {
+				return
+			}
+			at += strings.Index(text[at:], ")")
+			if strings.Contains(text[:at], kw) {
+				return
+			}
+			insert := kw
+			if text[at-1] != '(' {
+				insert = ", " + kw
+			}
+			p.Report(Finding{Start: at, End: at, Message: kw, Fix: &Fix{Edits: []Edit{{Start: at, End: at, NewText: insert}}}})
+		}}
+	}
+	for _, c := range []struct {
+		src, bCall, want string // bCall: the call that gets b=2
+		passes           int
+	}{
+		{"v = g()\nw = h()\n", "h", "v = g(a=1)\nw = h(b=2)\n", 1},
+		{"v = g()\n", "g", "v = g(a=1, b=2)\n", 2},
+	} {
+		e := &Engine{rules: []*Rule{keyword("LTF901", "a=1", "g"), keyword("LTF902", "b=2", c.bCall)}}
+		res, err := e.Fix([]byte(c.src), Versions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Output) != c.want || res.Passes != c.passes {
+			t.Errorf("%q: output %q after %d passes, want %q after %d", c.src, res.Output, res.Passes, c.want, c.passes)
+		}
+		for _, f := range res.Findings {
+			if f.Outcome != finding.OutcomeFixed {
+				t.Errorf("%q: %s %s: outcome %s (%s), want fixed", c.src, f.Code, f.Message, f.Outcome, f.Reason)
+			}
+		}
+		again, err := e.Fix(res.Output, Versions{})
+		if err != nil || again.Changed || len(again.Findings) != 0 {
+			t.Errorf("%q: the output is not a fixed point: %v %v", c.src, err, again.Findings)
+		}
 	}
 }
 
