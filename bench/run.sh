@@ -1,32 +1,43 @@
 #!/usr/bin/env bash
-# bench/run.sh: times loratune-fix against `rg -l` (the cost of reading the
-# files and searching the trigger words) and ast-grep (equivalent, simpler
-# rewrite rules: bench/ast-grep/) on this machine, in one run:
-#   (a) a haystack: every *.py of the Python installation's library
-#       (site-packages included, about 12k files), `check` against
-#       `rg -l` and `ast-grep scan`;
-#   (b) 500 generated training scripts, `fix --write` against
-#       `ast-grep scan -U`;
+# bench/run.sh: loratune-fix against the peers of ../shared/peers (issue 17),
+# on the peers' corpus and with their rules, on this machine, in one run:
+#   (a) 500 training scripts (the peers' needles), fixed in place on a fresh
+#       copy each run: `fix --write` against ast-grep `scan -U` with the
+#       alias-aware rules (all 500 right), the same plus a re-parse of every
+#       output (the verification loratune-fix pays for), and the name-based
+#       rules (450 right); each tool with -j 1 and with every CPU; the
+#       parse-only floor (ast-grep parsing every file for one trivial
+#       pattern). verify.py checks every timed copy: parse and sites left
+#       per rule (its "exact" compares with the peers' oracle, which encodes
+#       R1-R5; loratune-fix's rules do more, so only parse and sites count).
+#   (b) the haystack (every *.py of the Python installation, site-packages
+#       and venv folders renamed: loratune-fix skips them by default, which
+#       would hide most files), `check` against `rg -l` of the trigger words;
 #   (c) peak memory of `check` on the haystack and on 10 copies of it.
-# Each timing is the median of RUNS runs (default 3) after a warm-up read;
-# peak memory is /usr/bin/time's maximum resident set size.
+# Runs are interleaved (run 1 of every command, then run 2, ...), so that
+# a machine whose speed drifts slows every tool alike; each figure is the
+# median of RUNS runs (default 3): wall seconds, CPU seconds (user+sys of
+# the command and its children), peak RSS.
 #
-# Set-up on a fresh Debian/Ubuntu machine (README, "Benchmarks"):
-#   apt-get install -y ripgrep time python3 golang-go
-#   npm install --prefix /opt/ast-grep @ast-grep/cli
-# Environment: AST_GREP (the ast-grep binary), LORATUNE_FIX and GENCORPUS
-# (built binaries; default: go build / go run), TIME_CMD (GNU time;
-# default /usr/bin/time), STDLIB (the library to copy; default: python3's),
-# WORK (scratch folder; default: mktemp), RUNS.
+# Set-up: apt-get install -y ripgrep python3; npm install --prefix
+# /opt/ast-grep @ast-grep/cli. Environment: PEERS (default ../shared/peers),
+# AST_GREP, RG, PYTHON, LORATUNE_FIX (a built binary; default: go build),
+# WORK (scratch folder outside any git work tree; default: mktemp), RUNS.
+# Raw output (every timing, every verify line) goes to $WORK/results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 RUNS=${RUNS:-3}
+PEERS=$(cd "${PEERS:-$repo/../shared/peers}" && pwd)
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+RES=$WORK/results
+mkdir -p "$RES"
 SG=${AST_GREP:-$(command -v ast-grep || echo /opt/ast-grep/node_modules/.bin/ast-grep)}
-TIME_CMD=${TIME_CMD:-/usr/bin/time}
-for tool in rg "$TIME_CMD" "$SG"; do
+RG=${RG:-rg}
+PY=${PYTHON:-python3}
+for tool in "$RG" "$PY" "$SG"; do
   command -v "$tool" >/dev/null || { echo "bench: $tool not found (see the set-up above)" >&2; exit 2; }
 done
 LTF=${LORATUNE_FIX:-}
@@ -34,95 +45,103 @@ if [ -z "$LTF" ]; then
   LTF=$WORK/loratune-fix
   go build -o "$LTF" ./cmd/loratune-fix
 fi
-SGCONF=$repo/bench/ast-grep/sgconfig.yml
+ALIAS=$PEERS/astgrep/alias-aware/sgconfig.yml
+NAMED=$PEERS/astgrep/sgconfig.yml
 TRIGGERS=(-e from_pretrained -e from_config -e device_map -e pad_token -e compile -e padding_side -e TrainingArguments -e 'Config(')
 
-# time_it NAME CMD...: median wall seconds and peak RSS (MB) of RUNS runs;
-# PREP, when set, runs before each run (untimed).
-declare -A WALL RSS
-time_it() {
-  local name=$1; shift
-  local walls=() rsss=()
-  for _ in $(seq "$RUNS"); do
-    if [ -n "${PREP:-}" ]; then eval "$PREP"; fi
-    "$TIME_CMD" -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || true
-    read -r w m < <(tail -1 "$WORK/time")
-    walls+=("$w"); rsss+=("$m")
-  done
-  WALL[$name]=$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "$(( (RUNS + 1) / 2 ))p")
-  RSS[$name]=$(printf '%s\n' "${rsss[@]}" | sort -g | tail -1 | awk '{printf "%.0f", $1/1024}')
-  printf '  %-28s %8.2fs %7s MB\n' "$name" "${WALL[$name]}" "${RSS[$name]}" >&2
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) b = 0.01; printf "%.1f", a / b }'; }
+{
+  echo "machine: $(nproc) CPUs of $(grep -c ^processor /proc/cpuinfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GB; $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "tools: loratune-fix ${LTF_VERSION:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "(no git)")}, $("$RG" --version | head -1), ast-grep $("$SG" --version | awk '{print $2}'), $("$PY" --version)"
+} | tee "$RES/env.txt" >&2
 
-echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GB; $(date -u +%Y-%m-%d)" >&2
-echo "tools: loratune-fix ${LTF_VERSION:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "(no git)")}, $(rg --version 2>/dev/null | head -1), ast-grep $("$SG" --version | awk '{print $2}')" >&2
-
-# (a) The haystack: a copy of the library's *.py, site-packages renamed
-# (loratune-fix, like ruff, skips folders of that name; the others do not).
-STD=${STDLIB:-$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')}
+# The corpus, built by the peers' script (outside any git work tree).
+CORPUS=$WORK/corpus
+[ -d "$CORPUS/needles" ] || PYTHON=$PY "$PEERS/make-corpus.sh" "$CORPUS" >"$RES/make-corpus.txt" 2>&1
+NEEDLES=$CORPUS/needles
 HAY=$WORK/haystack
 if [ ! -d "$HAY" ]; then
   mkdir -p "$HAY"
-  (cd "$STD" && find . -name '*.py' -type f -print0 | tar --null -T - --transform 's,site-packages,site_packages,g' -cf - | tar -xf - -C "$HAY")
+  (cd "$CORPUS/haystack" && find . -name '*.py' -type f -print0 |
+    tar --null -T - --transform 's,\(^\|/\)\(site-packages\|\.\?venv\)\(/\|$\),\1\2_renamed\3,g' -cf - | tar -xf - -C "$HAY")
 fi
-files=$(find "$HAY" -name '*.py' | wc -l)
-mb=$(du -sm "$HAY" | cut -f1)
-echo "(a) haystack: $files files, $mb MB ($STD)" >&2
-rg -l -F "${TRIGGERS[@]}" "$HAY" >/dev/null || true # warm the page cache
-time_it "rg -l triggers" rg -l -F "${TRIGGERS[@]}" "$HAY"
-time_it "loratune-fix check" "$LTF" check -q "$HAY"
-time_it "ast-grep scan" "$SG" scan -c "$SGCONF" "$HAY"
+echo "corpus: $(find "$NEEDLES" -name '*.py' | wc -l) needles; haystack $(find "$HAY" -name '*.py' | wc -l) files, $(du -sm "$HAY" | cut -f1) MB" | tee -a "$RES/env.txt" >&2
 
-# (b) 500 generated training scripts, fixed in place (a fresh copy each run).
-GEN=$WORK/generated
-if [ ! -d "$GEN" ]; then
-  if [ -n "${GENCORPUS:-}" ]; then "$GENCORPUS" -out "$GEN" -files 500 -training-every 1 -seed 1
-  else go run ./bench/gencorpus -out "$GEN" -files 500 -training-every 1 -seed 1; fi
-fi
-echo "(b) generated: $(find "$GEN" -name '*.py' | wc -l) training scripts, $(du -sm "$GEN" | cut -f1) MB" >&2
-PREP="rm -rf '$WORK/fixme' && cp -r '$GEN' '$WORK/fixme'" time_it "loratune-fix fix --write" "$LTF" fix --write -q "$WORK/fixme"
-PREP="rm -rf '$WORK/fixme' && cp -r '$GEN' '$WORK/fixme'" time_it "ast-grep scan -U" "$SG" scan -c "$SGCONF" -U "$WORK/fixme"
-
-# (c) Peak memory on a tree 10 times larger: hard links, no extra disk.
-BIG=$WORK/haystack-x10
-if [ ! -d "$BIG" ]; then
-  mkdir -p "$BIG"
-  for i in $(seq 0 9); do cp -al "$HAY" "$BIG/copy$i"; done
-fi
-echo "(c) haystack x10: $(find "$BIG" -name '*.py' | wc -l) files" >&2
-RUNS=1 time_it "loratune-fix check (x10)" "$LTF" check -q "$BIG"
-
-# (d) migrate on 200 local repositories (one training script and 20
-# ordinary modules each): where the time goes, from the summary line.
-if command -v git >/dev/null; then
-  REPOS=$WORK/repos
-  if [ ! -d "$REPOS" ]; then
-    mkdir -p "$REPOS"
-    for i in $(seq -w 1 200); do
-      d=$REPOS/r$i
-      if [ -n "${GENCORPUS:-}" ]; then "$GENCORPUS" -out "$d" -files 21 -training-every 21 -size 4000 -seed "$((10#$i))"
-      else go run ./bench/gencorpus -out "$d" -files 21 -training-every 21 -size 4000 -seed "$((10#$i))"; fi
-      git -C "$d" init -q && git -C "$d" add . && git -C "$d" -c user.name=b -c user.email=b@example.com commit -q -m init
-    done
-  fi
-  find "$REPOS" -mindepth 1 -maxdepth 1 -type d | sort > "$WORK/repos.txt"
-  # Fresh state: drop the branch a previous run made.
-  PREP="while read -r d; do git -C \"\$d\" branch -q -D loratune-fix/bf16-stability 2>/dev/null || true; done < '$WORK/repos.txt'"
-  RUNS=1 time_it "migrate 200 local repos" env GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@example.com GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.com \
-    "$LTF" migrate -q --repos "$WORK/repos.txt" --report "$WORK/migrate.jsonl"
-  MIGRATE_SUMMARY=$(grep 'repositories:' "$WORK/stderr" || true)
-  echo "  $MIGRATE_SUMMARY" >&2
+# timed NAME RUN CMD...: one run; appends "name run wall cpu rss_mb rc" to
+# times.txt.
+cat >"$WORK/timeit.py" <<'EOF'
+import resource, subprocess, sys, time
+name, run, err = sys.argv[1:4]
+with open(err, "w") as e:
+    t = time.perf_counter()
+    rc = subprocess.run(sys.argv[4:], stdout=subprocess.DEVNULL, stderr=e).returncode
+    wall = time.perf_counter() - t
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(name, run, "%.3f" % wall, "%.3f" % (ru.ru_utime + ru.ru_stime), ru.ru_maxrss // 1024, rc)
+EOF
+timed() {
+  local name=$1 run=$2; shift 2
+  "$PY" "$WORK/timeit.py" "$name" "$run" "$RES/stderr-$name-$run.txt" "$@" | tee -a "$RES/times.txt" >&2
+}
+# fresh NAME RUN CMD...: the same on a fresh copy of the needles ($COPY),
+# then verify.py on the result.
+COPY=$WORK/copy
+fresh() {
+  local name=$1 run=$2; shift 2
+  rm -rf "$COPY" && mkdir -p "$COPY" && cp -a "$NEEDLES" "$COPY/" && sync
+  timed "$name" "$run" "$@"
+  "$PY" "$PEERS/corpus-tools/verify.py" --corpus "$CORPUS" --out "$COPY" --parts needles --name "$name#$run" --json "$RES/verify-$name-$run.json" | tee -a "$RES/verify.txt" >&2
+}
+cat >"$WORK/sg-reparse.sh" <<EOF
+#!/bin/sh
+# alias-aware -U, then a parse of every output (one trivial pattern)
+"$SG" scan -c "$ALIAS" -U "\$@" >/dev/null && exec "$SG" run -l python -p 'tokenizer.pad_token_id = 0' "\$@"
+EOF
+chmod +x "$WORK/sg-reparse.sh"
+x10=$WORK/haystack-x10
+if [ ! -d "$x10" ]; then
+  mkdir -p "$x10"
+  for i in $(seq 0 9); do cp -al "$HAY" "$x10/copy$i"; done
 fi
 
-echo
-echo "| measure | loratune-fix | peer | ratio |"
-echo "| --- | --- | --- | --- |"
-echo "| haystack check, wall vs rg -l | ${WALL[loratune-fix check]} s | ${WALL[rg -l triggers]} s | $(ratio "${WALL[loratune-fix check]}" "${WALL[rg -l triggers]}")x rg (target <= 3x) |"
-echo "| haystack check, wall vs ast-grep scan | ${WALL[loratune-fix check]} s | ${WALL[ast-grep scan]} s | $(ratio "${WALL[ast-grep scan]}" "${WALL[loratune-fix check]}")x faster (target >= 20x) |"
-echo "| 500 scripts fix --write vs ast-grep -U | ${WALL[loratune-fix fix --write]} s | ${WALL[ast-grep scan -U]} s | $(ratio "${WALL[loratune-fix fix --write]}" "${WALL[ast-grep scan -U]}")x ast-grep's time (target <= 1x) |"
-echo "| haystack check, peak memory | ${RSS[loratune-fix check]} MB | rg ${RSS[rg -l triggers]} MB, ast-grep ${RSS[ast-grep scan]} MB | target < 150 MB |"
-echo "| 10x haystack check, peak memory | ${RSS[loratune-fix check (x10)]} MB | 1x: ${RSS[loratune-fix check]} MB | +$(awk -v a="${RSS[loratune-fix check (x10)]}" -v b="${RSS[loratune-fix check]}" 'BEGIN{printf "%.0f", 100*(a-b)/b}')% (target < 20%) |"
-if [ -n "${MIGRATE_SUMMARY:-}" ]; then
-  echo "| migrate 200 local repos | ${WALL[migrate 200 local repos]} s | | ${MIGRATE_SUMMARY#*Time: } |"
-fi
+"$RG" -l -F "${TRIGGERS[@]}" "$HAY" >/dev/null || true # warm the page cache
+"$LTF" check -q "$HAY" >/dev/null 2>&1 || true
+for run in $(seq "$RUNS"); do
+  fresh ltf-fix "$run" "$LTF" fix --write -q "$COPY/needles"
+  fresh sg-alias "$run" "$SG" scan -c "$ALIAS" -U "$COPY/needles"
+  fresh sg-alias-reparse "$run" "$WORK/sg-reparse.sh" "$COPY/needles"
+  fresh sg-named "$run" "$SG" scan -c "$NAMED" -U "$COPY/needles"
+  fresh ltf-fix-j1 "$run" "$LTF" fix --write -q -j 1 "$COPY/needles"
+  fresh sg-alias-j1 "$run" "$SG" scan -j 1 -c "$ALIAS" -U "$COPY/needles"
+  timed ltf-diff "$run" "$LTF" fix -q "$NEEDLES"
+  timed sg-parse "$run" "$SG" run -l python -p 'tokenizer.pad_token_id = 0' "$NEEDLES"
+  timed rg-hay "$run" "$RG" -l -F "${TRIGGERS[@]}" "$HAY"
+  timed ltf-check-hay "$run" "$LTF" check -q "$HAY"
+done
+timed ltf-check-hay-x10 1 "$LTF" check -q "$x10"
+
+# Medians and the ratios of issue 17.
+awk -v runs="$RUNS" '
+function median(name, col,   n, i, j, v, t) {
+  n = 0
+  for (i = 1; i <= NR; i++) if (nm[i] == name) v[++n] = val[i, col]
+  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+  return n ? v[int((n + 1) / 2)] : 0
+}
+{ nm[NR] = $1; val[NR, 3] = $3; val[NR, 4] = $4; val[NR, 5] = $5 }
+END {
+  split("ltf-fix ltf-diff sg-alias sg-alias-reparse sg-named ltf-fix-j1 sg-alias-j1 sg-parse rg-hay ltf-check-hay ltf-check-hay-x10", names, " ")
+  printf "| command | wall s | CPU s | peak RSS MB |\n| --- | --- | --- | --- |\n"
+  for (k = 1; k in names; k++) { n = names[k]; W[n] = median(n, 3); C[n] = median(n, 4); M[n] = median(n, 5)
+    printf "| %s | %.3f | %.3f | %d |\n", n, W[n], C[n], M[n] }
+  printf "\n| ratio (medians of %d runs) | measured | target |\n| --- | --- | --- |\n", runs
+  printf "| fix --write / ast-grep alias-aware -U + re-parse, wall | %.2fx | <= 1.0x |\n", W["ltf-fix"] / W["sg-alias-reparse"]
+  printf "| fix --write / ast-grep alias-aware -U, wall | %.2fx | <= 1.3x |\n", W["ltf-fix"] / W["sg-alias"]
+  printf "| fix --write / ast-grep name-based -U, wall | %.2fx | |\n", W["ltf-fix"] / W["sg-named"]
+  printf "| fix --write / ast-grep alias-aware -U + re-parse, CPU | %.2fx | |\n", C["ltf-fix"] / C["sg-alias-reparse"]
+  printf "| fix --write / fix (diff only, nothing written), wall | %.2fx | |\n", W["ltf-fix"] / W["ltf-diff"]
+  printf "| fix --write CPU / parse-only floor CPU | %.2fx | <= 3x |\n", C["ltf-fix"] / C["sg-parse"]
+  printf "| fix --write -j 1 -> all CPUs, speed-up | %.2fx | >= 1.8x |\n", W["ltf-fix-j1"] / W["ltf-fix"]
+  printf "| ast-grep -j 1 -> all CPUs, speed-up | %.2fx | |\n", W["sg-alias-j1"] / W["sg-alias"]
+  printf "| haystack check / rg -l, wall | %.2fx | <= 3x |\n", W["ltf-check-hay"] / W["rg-hay"]
+  printf "| haystack x10 check, peak memory growth | %+.0f%% | < 20%% |\n", 100 * (M["ltf-check-hay-x10"] - M["ltf-check-hay"]) / M["ltf-check-hay"]
+}' "$RES/times.txt" | tee "$RES/table.md"
