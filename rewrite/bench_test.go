@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/loratune/loratune-fix/internal/corpus"
@@ -68,6 +69,10 @@ func BenchmarkFixScripts(b *testing.B) {
 	}
 	texts := scripts()
 	i := 0
+	calls := runtime.NumCgoCall()
+	defer func() {
+		b.ReportMetric(float64(runtime.NumCgoCall()-calls)/float64(b.N), "cgo-calls/op")
+	}()
 	for b.Loop() {
 		res, err := e.Fix(texts[i%len(texts)], Versions{})
 		if err != nil {
