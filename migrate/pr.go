@@ -220,14 +220,16 @@ type prCall struct {
 	owner, repo, branch string
 }
 
-func (c *prCall) explain(err error, what string) error {
+// explain names the cause of GitHub's refusal to do what; refused (for
+// a 422) says what GitHub may have refused in this call.
+func (c *prCall) explain(err error, what, refused string) error {
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("%s: %w", what, gitcmd.ErrInterrupted)
 	}
 	return githubapi.Explain(err, what, map[int]string{
 		http.StatusForbidden:           "the token may not open or change pull requests here: it needs contents: write and pull-requests: write on " + c.owner + "/" + c.repo,
 		http.StatusNotFound:            "no repository " + c.owner + "/" + c.repo + " that this token can see (check the URL and GITHUB_API_URL)",
-		http.StatusUnprocessableEntity: "GitHub refused to " + what + " (a pull request from " + c.branch + " may exist under another owner, or the branch has nothing over the base)",
+		http.StatusUnprocessableEntity: "GitHub refused to " + what + " (" + refused + ")",
 	})
 }
 
@@ -241,7 +243,7 @@ func (c *prCall) find(ctx context.Context) (*github.PullRequest, error) {
 		return err
 	}, nil)
 	if err != nil {
-		return nil, c.explain(err, "list the pull requests")
+		return nil, c.explain(err, "list the pull requests", "a query it does not take")
 	}
 	if len(prs) == 0 {
 		return nil, nil
@@ -267,7 +269,7 @@ func (c *prCall) open(ctx context.Context, base, title, body string, p *PROption
 		return found != nil, err
 	})
 	if err != nil {
-		return nil, c.explain(err, "open the pull request")
+		return nil, c.explain(err, "open the pull request", "one from "+c.branch+" may exist under another owner, or the branch has nothing over the base")
 	}
 	if len(p.Labels) > 0 {
 		err := c.gh.Retry(ctx, func(ctx context.Context) error {
@@ -275,7 +277,7 @@ func (c *prCall) open(ctx context.Context, base, title, body string, p *PROption
 			return err
 		}, nil)
 		if err != nil {
-			return pr, c.explain(err, fmt.Sprintf("label pull request #%d", pr.GetNumber()))
+			return pr, c.explain(err, fmt.Sprintf("label pull request #%d", pr.GetNumber()), "a label name it does not take")
 		}
 	}
 	if len(p.Reviewers) > 0 {
@@ -284,7 +286,7 @@ func (c *prCall) open(ctx context.Context, base, title, body string, p *PROption
 			return err
 		}, nil)
 		if err != nil {
-			return pr, c.explain(err, fmt.Sprintf("request reviewers on pull request #%d", pr.GetNumber()))
+			return pr, c.explain(err, fmt.Sprintf("request reviewers on pull request #%d", pr.GetNumber()), "a reviewer must be a collaborator of the repository, and not its author")
 		}
 	}
 	return pr, nil
@@ -296,7 +298,7 @@ func (c *prCall) edit(ctx context.Context, number int, title, body string) error
 		return err
 	}, nil)
 	if err != nil {
-		return c.explain(err, fmt.Sprintf("update pull request #%d", number))
+		return c.explain(err, fmt.Sprintf("update pull request #%d", number), "its new title or body")
 	}
 	return nil
 }
@@ -316,7 +318,7 @@ func (c *prCall) close(ctx context.Context, number int) error {
 		}, nil)
 	}
 	if err != nil {
-		return c.explain(err, fmt.Sprintf("close pull request #%d", number))
+		return c.explain(err, fmt.Sprintf("close pull request #%d", number), "the comment or the closing")
 	}
 	return nil
 }

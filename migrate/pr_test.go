@@ -508,3 +508,25 @@ func TestOpenPRInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// GitHub refusing to update an existing pull request (422) is one line,
+// and the pull request is still reported.
+func TestOpenPR422OnUpdate(t *testing.T) {
+	f := newFleet(t)
+	a := f.repo("trainer", training)
+	f.run(a)
+	f.commitTo("trainer", "main", "another script", map[string]string{"sft.py": string(fixtures.Demo())})
+	f.gh.fail = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPatch {
+			return false
+		}
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		fmt.Fprint(w, `{"message":"Validation Failed","errors":[{"resource":"PullRequest","code":"custom","message":"body is too long"}]}`)
+		return true
+	}
+	r := f.run(a)[a]
+	want := "GitHub refused to update pull request #1 (its new title or body) (422 Unprocessable Entity: Validation Failed; body is too long)"
+	if r.Status != Failed || r.Error != want || r.PR == nil || r.PR.Number != 1 || !r.Pushed {
+		t.Errorf("422 on update: %+v %+v\nwant error %q", r, r.PR, want)
+	}
+}
