@@ -1,9 +1,14 @@
 package rewrite
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // Inserted code is laid out the way the project's formatter (black, ruff
@@ -169,4 +174,435 @@ func parenthesised(expr string) (string, bool) {
 		}
 	}
 	return expr[1 : len(expr)-1], true
+}
+
+// callLayout is a bracketed list (an argument list or a dict literal) as
+// black lays it out, in a form that can be laid out again after an edit:
+// on the line of its statement or element, or, for a call, "hugged" (the
+// items on one line of their own between the brackets). Other layouts
+// (one item a line, hand-aligned, comments inside) are not re-laid: black
+// keeps one item a line, and the others are not black's.
+type callLayout struct {
+	items        []string // the items' texts, in order
+	indent, head string   // the line's indentation; its text up to the list
+	tail         string   // what follows the list on its line: "", "," or ".f()"
+	call         bool     // an argument list: the hugged form is allowed
+}
+
+// emptyTrailers is what may follow a list that black splits at: empty
+// calls (".train()") and an element's comma.
+var emptyTrailers = regexp.MustCompile(`^(\.[A-Za-z_][A-Za-z_0-9]*\(\)|\(\))*,?$`)
+
+// layoutOf reads the layout of list (an argument_list or dictionary), or
+// ok=false when it is not one that relaidList may change.
+func layoutOf(src *Source, list *sitter.Node) (callLayout, bool) {
+	var l callLayout
+	if list.Type() != "argument_list" && list.Type() != "dictionary" {
+		return l, false
+	}
+	l.call = list.Type() == "argument_list"
+	items := realArgs(list)
+	if len(items) == 0 || len(items) != int(list.NamedChildCount()) {
+		return l, false // empty, or comments inside
+	}
+	text := src.Text
+	open, close := start(list), end(list)-1
+	lineStart := src.LineStart(open)
+	line := text[lineStart:src.ContentEnd(open)]
+	l.indent = string(line[:len(line)-len(bytes.TrimLeft(line, " \t"))])
+	l.head = string(text[lineStart+len(l.indent) : open+1])
+	if src.Position(close).Line != src.Position(open).Line {
+		// Hugged: "(" ends its line, the items fill the next, ")" opens
+		// the one after at the head's indentation.
+		if !l.call || src.ContentEnd(open) != open+1 || src.LineStart(close) != src.LineEnd(src.LineEnd(open)) ||
+			string(text[src.LineStart(close):close]) != l.indent || src.Position(start(items[0])).Line != src.Position(open).Line+1 {
+			return l, false
+		}
+		if first, _ := src.Indent(start(items[0])); first != l.indent+src.IndentUnit() || src.ContentEnd(start(items[0])) != end(items[len(items)-1]) {
+			return l, false
+		}
+	} else if start(items[0]) != open+1 || end(items[len(items)-1]) != close {
+		return l, false
+	}
+	for i, it := range items {
+		if i > 0 && string(text[end(items[i-1]):start(it)]) != ", " {
+			return l, false
+		}
+		l.items = append(l.items, it.Content(text))
+	}
+	l.tail = string(text[close+1 : src.ContentEnd(close)])
+	if !emptyTrailers.MatchString(l.tail) || !balancedHead(l.head) {
+		return l, false
+	}
+	return l, true
+}
+
+// balancedHead reports whether the text before a list's opening bracket
+// closes every bracket it opens and has no comma outside them: then
+// black splits the line at the list, not before it.
+func balancedHead(head string) bool {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(head)-1; i++ {
+		c := head[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#':
+			return false
+		case strings.IndexByte("([{", c) >= 0:
+			depth++
+		case strings.IndexByte(")]}", c) >= 0:
+			depth--
+			if depth < 0 {
+				return false
+			}
+		case c == ',' && depth == 0:
+			return false
+		}
+	}
+	return depth == 0 && quote == 0
+}
+
+// relaidList is the edit that lays out list with items as black does, or
+// ok=false when the items fit on the list's line as they are (an inline
+// edit is right) or the layout is not one to re-lay: the list on one line
+// when it fits, else (a call) hugged when the items fit on one line, else
+// one item a line with a trailing comma.
+func relaidList(src *Source, list *sitter.Node, l callLayout, items []string) (Edit, bool) {
+	limit, unit, eol := src.lineLimit(), src.IndentUnit(), src.EOL
+	closing := string(src.Text[end(list)-1])
+	oneLine := src.Position(end(list)).Line == src.Position(start(list)).Line
+	joined := strings.Join(items, ", ")
+	if oneLine && width(l.indent+l.head+joined+closing+l.tail) <= limit {
+		return Edit{}, false
+	}
+	if width(l.indent+l.head) > limit {
+		return Edit{}, false // black would split elsewhere
+	}
+	var b strings.Builder
+	b.WriteString("(")
+	if closing == "}" {
+		b.Reset()
+		b.WriteString("{")
+	}
+	b.WriteString(eol)
+	if l.call && width(l.indent+unit+joined) <= limit {
+		b.WriteString(l.indent + unit + joined + eol)
+	} else {
+		for _, it := range items {
+			line := l.indent + unit + it + ","
+			// black adds no comma after *args or **kwargs for every
+			// Python version, nor splits an item it cannot fit.
+			if strings.HasPrefix(it, "*") || strings.Contains(it, "\n") || width(line) > limit {
+				return Edit{}, false
+			}
+			b.WriteString(line + eol)
+		}
+	}
+	b.WriteString(l.indent + closing)
+	return Edit{Start: start(list), End: end(list), NewText: b.String()}, true
+}
+
+// relayGrownList lays out again the list a fix's edits lengthen (a keyword
+// renamed to a longer one, a value replaced by a longer call) when the
+// list no longer fits on its line, as listAddition does for an added item.
+// Such a fix claims the list, so that other fixes on it wait for the next
+// pass and each lays out the list as it then is.
+func relayGrownList(src *Source, root *sitter.Node, fx *Fix) {
+	grows := false
+	for _, e := range fx.Edits {
+		grows = grows || width(e.NewText) > width(string(src.Text[e.Start:e.End]))
+	}
+	if !grows || len(fx.Edits) == 0 {
+		return
+	}
+	// The innermost list that holds the first edit.
+	var list *sitter.Node
+	e0 := fx.Edits[0]
+	for n := root; n != nil; {
+		if t := n.Type(); (t == "argument_list" || t == "dictionary") && start(n) < e0.Start && e0.End < end(n) {
+			list = n
+		}
+		var next *sitter.Node
+		for _, c := range namedChildren(n) {
+			if start(c) <= e0.Start && e0.End <= end(c) {
+				next = c
+				break
+			}
+		}
+		n = next
+	}
+	if list == nil {
+		return
+	}
+	var inside, outside []Edit
+	for _, e := range fx.Edits {
+		if e.End <= start(list) || e.Start >= end(list) {
+			outside = append(outside, e)
+		} else {
+			inside = append(inside, e)
+		}
+	}
+	if e, ok := relaid(src, list, inside); ok {
+		fx.Edits = append([]Edit{e}, outside...)
+	}
+	if fx.Claim == "" {
+		fx.Claim = argsClaim(list)
+	}
+}
+
+// relaid is the edit that lays out list again, as black does, once edits
+// inside it are applied, or ok=false when that is not needed or not
+// possible (see relaidLine and relaidList).
+func relaid(src *Source, list *sitter.Node, edits []Edit) (Edit, bool) {
+	if src.Position(end(list)).Line == src.Position(start(list)).Line {
+		return relaidLine(src, list, edits)
+	}
+	l, ok := layoutOf(src, list)
+	if !ok {
+		return Edit{}, false
+	}
+	items := realArgs(list)
+	from, to := start(items[0]), end(items[len(items)-1])
+	var shifted []Edit
+	for _, e := range edits {
+		if e.Start < from || e.End > to {
+			return Edit{}, false
+		}
+		shifted = append(shifted, Edit{Start: e.Start - from, End: e.End - from, NewText: e.NewText})
+	}
+	body, err := finding.ApplyEdits(src.Text[from:to], shifted)
+	if err != nil {
+		return Edit{}, false
+	}
+	return relaidList(src, list, l, splitTopCommas(string(body)))
+}
+
+
+// relaidLine is the edit that lays out again, as black does, the line
+// that holds list once edits (inside the line) are applied, or ok=false
+// when the edited line fits, or is not a line black would split at its
+// brackets alone (a comment on it, operators outside the brackets, an
+// item that cannot fit, or a line inside brackets that holds several items:
+// black splits those at their commas first).
+func relaidLine(src *Source, list *sitter.Node, edits []Edit) (Edit, bool) {
+	from := src.LineStart(start(list))
+	to := src.ContentEnd(start(list))
+	if to < end(list) {
+		return Edit{}, false
+	}
+	line := string(src.Text[from:to])
+	indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+	from += len(indent)
+	var err error
+	text := []byte(src.Text[from:to])
+	shifted := make([]Edit, 0, len(edits))
+	for _, e := range edits {
+		if e.Start < from || e.End > to {
+			return Edit{}, false
+		}
+		shifted = append(shifted, Edit{Start: e.Start - from, End: e.End - from, NewText: e.NewText})
+	}
+	if text, err = finding.ApplyEdits(text, shifted); err != nil {
+		return Edit{}, false
+	}
+	content := string(text)
+	limit := src.lineLimit()
+	if width(indent+content) <= limit || strings.Contains(content, "\n") {
+		return Edit{}, false
+	}
+	if skel, ok := skeleton(content); !ok || strings.Contains(skel, "#") ||
+		insideBrackets(list, src.LineStart(start(list))) && strings.Contains(strings.TrimSuffix(skel, ","), ",") {
+		return Edit{}, false
+	}
+	lines, ok := splitRight(indent, src.IndentUnit(), content, limit)
+	if !ok {
+		return Edit{}, false
+	}
+	return Edit{Start: from, End: to, NewText: strings.TrimPrefix(strings.Join(lines, src.EOL), indent)}, true
+}
+
+// insideBrackets reports whether n lies in brackets opened before lineStart.
+func insideBrackets(n *sitter.Node, lineStart int) bool {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		switch p.Type() {
+		case "argument_list", "dictionary", "list", "tuple", "set", "parenthesized_expression", "subscript",
+			"generator_expression", "list_comprehension", "dictionary_comprehension", "set_comprehension":
+			if start(p) < lineStart {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// skeleton is content with every bracketed part and string emptied
+// ("f(a, b).g()" gives "f().g()"), or ok=false when its brackets do not
+// balance.
+func skeleton(content string) (string, bool) {
+	var b strings.Builder
+	depth := 0
+	var quote byte
+	for i := 0; i < len(content); i++ {
+		c := content[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+				if depth == 0 {
+					b.WriteByte(c)
+				}
+			}
+			continue
+		case c == '"' || c == '\'':
+			quote = c
+		case strings.IndexByte("([{", c) >= 0:
+			depth++
+			if depth == 1 {
+				b.WriteByte(c)
+			}
+			continue
+		case strings.IndexByte(")]}", c) >= 0:
+			depth--
+			if depth < 0 {
+				return "", false
+			}
+		}
+		if depth == 0 {
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), depth == 0 && quote == 0
+}
+
+// simpleSkeleton is what may stand outside the brackets of a line black
+// splits at its last brackets: "name = ", "return " or "key=" before a
+// chain of names, calls, subscripts and attributes, and an element's ",".
+var simpleSkeleton = regexp.MustCompile(`^(return |[A-Za-z_][\w.]* = |[A-Za-z_]\w*=)?([A-Za-z_][\w.]*|\{\}|\[\])(\(\)|\[\]|\{\}|\.[A-Za-z_]\w*)*,?$`)
+
+// splitRight lays out content at indent as black's right-hand split does:
+// on one line when it fits; else split at its last non-empty brackets
+// (after a head that fits): the items on one line of their own when they
+// fit (a call's arguments; a literal's items always go one a line), else
+// one item a line with a trailing comma, each laid out the same way.
+func splitRight(indent, unit, content string, limit int) ([]string, bool) {
+	if width(indent+content) <= limit {
+		return []string{indent + content}, true
+	}
+	skel, ok := skeleton(content)
+	if !ok || !simpleSkeleton.MatchString(skel) {
+		return nil, false
+	}
+	// The last bracket pair at depth 0 with something inside.
+	open, close := -1, -1
+	for _, pr := range topPairs(content) {
+		if pr[1] > pr[0]+1 {
+			open, close = pr[0], pr[1]
+		}
+	}
+	if open < 0 {
+		return nil, false
+	}
+	head, body, tail := content[:open+1], content[open+1:close], content[close:]
+	if width(indent+head) > limit {
+		return nil, false
+	}
+	inner := indent + unit
+	parts := splitTopCommas(body)
+	literal := open == 0 || strings.IndexByte(" =(,[{:", content[open-1]) >= 0
+	out := []string{indent + head}
+	switch {
+	case len(parts) == 1:
+		sub, ok := splitRight(inner, unit, parts[0], limit)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, sub...)
+	case !literal && width(inner+strings.Join(parts, ", ")) <= limit:
+		out = append(out, inner+strings.Join(parts, ", "))
+	default:
+		for _, p := range parts {
+			if strings.HasPrefix(p, "*") {
+				return nil, false // black's trailing comma depends on the target version
+			}
+			sub, ok := splitRight(inner, unit, p+",", limit)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, sub...)
+		}
+	}
+	return append(out, indent+tail), true
+}
+
+// topPairs are the offsets of the bracket pairs at depth 0, in order.
+func topPairs(content string) [][2]int {
+	var pairs [][2]int
+	var stack []int
+	var quote byte
+	for i := 0; i < len(content); i++ {
+		c := content[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case strings.IndexByte("([{", c) >= 0:
+			stack = append(stack, i)
+		case strings.IndexByte(")]}", c) >= 0:
+			if len(stack) == 0 {
+				return nil
+			}
+			if len(stack) == 1 {
+				pairs = append(pairs, [2]int{stack[0], i})
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return pairs
+}
+
+// splitTopCommas splits a list's inside at its commas outside brackets and
+// strings, items trimmed, a trailing empty item dropped.
+func splitTopCommas(body string) []string {
+	var parts []string
+	depth, from := 0, 0
+	var quote byte
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case strings.IndexByte("([{", c) >= 0:
+			depth++
+		case strings.IndexByte(")]}", c) >= 0:
+			depth--
+		case c == ',' && depth == 0:
+			parts = append(parts, strings.TrimSpace(body[from:i]))
+			from = i + 1
+		}
+	}
+	if last := strings.TrimSpace(body[from:]); last != "" {
+		parts = append(parts, last)
+	}
+	return parts
 }

@@ -139,5 +139,8 @@ func (p *Pass) Report(f Finding) {
 	if f.Fix != nil && f.Fix.Applicability == "" {
 		f.Fix.Applicability = Safe
 	}
+	if f.Fix != nil && f.Fix.Adds == nil {
+		relayGrownList(p.Src, p.Facts.Root, f.Fix)
+	}
 	*p.findings = append(*p.findings, f)
 }

@@ -67,6 +67,11 @@ func listAddition(src *Source, args *sitter.Node, item string) *listAdd {
 		return a
 	}
 	last := list[len(list)-1]
+	// Too long with the item: laid out again, as the formatter would.
+	if e, ok := relaid(src, args, []Edit{{Start: end(last), End: end(last), NewText: ", " + item}}); ok {
+		a.edits, a.composes = []Edit{e}, false
+		return a
+	}
 	closeParen := end(args) - 1
 	lastLine := src.Position(end(last)).Line
 	indent, own := src.Indent(start(last))
@@ -270,8 +275,9 @@ func ensureImport(f *Facts, module string) (string, []Edit) {
 // ensureFromImport returns the name under which the file can call
 // module.name (its own import, an alias of the module, or a new
 // from-import) and, when the import is missing, the edit that adds it:
-// joined to a one-line "from module import a, b" when the file has one,
-// else a new line (see addImport).
+// joined to a one-line "from module import a, b" when the file has one
+// and the joined line fits the line length, else a new line (see
+// addImport).
 func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 	if local, ok := f.Alias(module + "." + name); ok {
 		return local, nil
@@ -287,6 +293,9 @@ func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 		}
 		names := namedChildren(st)
 		last := names[len(names)-1]
+		if line := string(f.Src.Text[f.Src.LineStart(end(last)):f.Src.ContentEnd(end(last))]); width(line+", "+name) > f.Src.lineLimit() {
+			break // too long joined: a line of its own
+		}
 		return name, []Edit{{Start: end(last), End: end(last), NewText: ", " + name}}
 	}
 	return name, []Edit{addImport(f, "from "+module+" import "+name)}
