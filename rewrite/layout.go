@@ -385,7 +385,6 @@ func relaid(src *Source, list *sitter.Node, edits []Edit) (Edit, bool) {
 	return relaidList(src, list, l, splitTopCommas(string(body)))
 }
 
-
 // relaidLine is the edit that lays out again, as black does, the line
 // that holds list once edits (inside the line) are applied, or ok=false
 // when the edited line fits, or is not a line black would split at its
