@@ -141,8 +141,9 @@ func TestMixedLineEndingsKept(t *testing.T) {
 // the second waits a pass instead of being dropped, and the import both
 // need is added once. (Found by FuzzFix: the fallback used to apply fixes
 // one by one on shifted offsets and wrote a corrupted call that parsed.)
+// A line length of 200 keeps the call on one line.
 func TestFixesClashingAtOnePlace(t *testing.T) {
-	eng, err := rewrite.New(rewrite.Options{Select: []string{"ALL"}})
+	eng, err := rewrite.New(rewrite.Options{Select: []string{"ALL"}, LineLength: 200})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,10 @@ func TestNotebookFindingsAreInCellTerms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := Process(&Options{Engine: engine(t)}, "nb.ipynb", data)
-	fixed := Process(&Options{Engine: engine(t), Fix: true}, "nb.ipynb", data)
+	// A line length of 200 keeps the fixes on their lines (one-line edits).
+	eng := engine(t).WithLineLength(200)
+	check := Process(&Options{Engine: eng}, "nb.ipynb", data)
+	fixed := Process(&Options{Engine: eng, Fix: true}, "nb.ipynb", data)
 	if check.Err != nil || fixed.Err != nil {
 		t.Fatal(check.Err, fixed.Err)
 	}
