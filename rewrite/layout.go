@@ -323,21 +323,26 @@ func relayGrownList(src *Source, root *sitter.Node, fx *Fix) {
 	if !grows || len(fx.Edits) == 0 {
 		return
 	}
-	// The innermost list that holds the first edit.
+	// The innermost list that holds an edit (the first edit in one).
 	var list *sitter.Node
-	e0 := fx.Edits[0]
-	for n := root; n != nil; {
-		if t := n.Type(); (t == "argument_list" || t == "dictionary") && start(n) < e0.Start && e0.End < end(n) {
-			list = n
-		}
-		var next *sitter.Node
-		for _, c := range namedChildren(n) {
-			if start(c) <= e0.Start && e0.End <= end(c) {
-				next = c
-				break
+	for _, e := range fx.Edits {
+		for n := root; n != nil && list == nil; {
+			var next *sitter.Node
+			for _, c := range namedChildren(n) {
+				if start(c) <= e.Start && e.End <= end(c) {
+					next = c
+					break
+				}
 			}
+			if t := n.Type(); (t == "argument_list" || t == "dictionary" || t == "parameters") && start(n) < e.Start && e.End < end(n) &&
+				(next == nil || !strings.Contains("argument_list dictionary parameters", next.Type()) && !holdsList(next, e)) {
+				list = n
+			}
+			n = next
 		}
-		n = next
+		if list != nil {
+			break
+		}
 	}
 	if list == nil {
 		return
@@ -356,6 +361,24 @@ func relayGrownList(src *Source, root *sitter.Node, fx *Fix) {
 	if fx.Claim == "" {
 		fx.Claim = argsClaim(list)
 	}
+}
+
+// holdsList reports whether a list below n holds the edit e.
+func holdsList(n *sitter.Node, e Edit) bool {
+	for n != nil {
+		var next *sitter.Node
+		for _, c := range namedChildren(n) {
+			if start(c) <= e.Start && e.End <= end(c) {
+				next = c
+				break
+			}
+		}
+		if next != nil && strings.Contains("argument_list dictionary parameters", next.Type()) && start(next) < e.Start && e.End < end(next) {
+			return true
+		}
+		n = next
+	}
+	return false
 }
 
 // relaid is the edit that lays out list again, as black does, once edits
@@ -417,15 +440,54 @@ func relaidLine(src *Source, list *sitter.Node, edits []Edit) (Edit, bool) {
 	if width(indent+content) <= limit || strings.Contains(content, "\n") {
 		return Edit{}, false
 	}
-	if skel, ok := skeleton(content); !ok || strings.Contains(skel, "#") ||
-		insideBrackets(list, src.LineStart(start(list))) && strings.Contains(strings.TrimSuffix(skel, ","), ",") {
+	// A trailing comment counts in the length (as black counts it) and
+	// stays at the end of the last line.
+	code, comment := content, ""
+	if skel, _ := skeleton(content); strings.Contains(skel, "#") {
+		i := commentStart(content)
+		code = strings.TrimRight(content[:i], " \t")
+		comment = content[len(code):]
+	}
+	if skel, ok := skeleton(code); !ok || insideBrackets(list, src.LineStart(start(list))) && strings.Contains(strings.TrimSuffix(skel, ","), ",") {
 		return Edit{}, false
 	}
-	lines, ok := splitRight(indent, src.IndentUnit(), content, limit)
-	if !ok {
+	lines, ok := splitRight(indent, src.IndentUnit(), code, limit-width(comment))
+	if !ok || len(lines) == 1 {
 		return Edit{}, false
+	}
+	if comment != "" {
+		if lines, ok = splitRight(indent, src.IndentUnit(), code, limit); !ok {
+			return Edit{}, false
+		}
+		if len(lines) == 1 {
+			// Fits without the comment: left as it is (whether black
+			// splits it depends on more than the brackets).
+			return Edit{}, false
+		}
+		lines[len(lines)-1] += comment
 	}
 	return Edit{Start: from, End: to, NewText: strings.TrimPrefix(strings.Join(lines, src.EOL), indent)}, true
+}
+
+// commentStart is the offset of the "#" that opens a line's comment.
+func commentStart(line string) int {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#':
+			return i
+		}
+	}
+	return len(line)
 }
 
 // insideBrackets reports whether n lies in brackets opened before lineStart.
@@ -488,6 +550,9 @@ func skeleton(content string) (string, bool) {
 // chain of names, calls, subscripts and attributes, and an element's ",".
 var simpleSkeleton = regexp.MustCompile(`^(return |[A-Za-z_][\w.]* = |[A-Za-z_]\w*=)?([A-Za-z_][\w.]*|\{\}|\[\])(\(\)|\[\]|\{\}|\.[A-Za-z_]\w*)*,?$`)
 
+// defSkeleton is a def's line, its parameters emptied.
+var defSkeleton = regexp.MustCompile(`^(async )?def [A-Za-z_]\w*\(\)( -> [^#]*)?:$`)
+
 // splitRight lays out content at indent as black's right-hand split does:
 // on one line when it fits; else split at its last non-empty brackets
 // (after a head that fits): the items on one line of their own when they
@@ -498,13 +563,15 @@ func splitRight(indent, unit, content string, limit int) ([]string, bool) {
 		return []string{indent + content}, true
 	}
 	skel, ok := skeleton(content)
-	if !ok || !simpleSkeleton.MatchString(skel) {
+	def := defSkeleton.MatchString(skel)
+	if !ok || !def && !simpleSkeleton.MatchString(skel) {
 		return nil, false
 	}
-	// The last bracket pair at depth 0 with something inside.
+	// The last bracket pair at depth 0 with something inside; a def's
+	// parameters (black splits a def at its first bracket).
 	open, close := -1, -1
 	for _, pr := range topPairs(content) {
-		if pr[1] > pr[0]+1 {
+		if pr[1] > pr[0]+1 && (!def || open < 0) {
 			open, close = pr[0], pr[1]
 		}
 	}
@@ -517,7 +584,7 @@ func splitRight(indent, unit, content string, limit int) ([]string, bool) {
 	}
 	inner := indent + unit
 	parts := splitTopCommas(body)
-	literal := open == 0 || strings.IndexByte(" =(,[{:", content[open-1]) >= 0
+	literal := !def && (open == 0 || strings.IndexByte(" =(,[{:", content[open-1]) >= 0)
 	out := []string{indent + head}
 	switch {
 	case len(parts) == 1:
