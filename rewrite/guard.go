@@ -128,6 +128,15 @@ func (f *Facts) checkSpan(from, to int) string {
 			}
 		}
 	}
+	for _, r := range reads {
+		if p := r.Parent(); p != nil && p.Type() == "attribute" && p.ChildByFieldName("object").Equal(r) {
+			if attr := p.ChildByFieldName("attribute").Content(text); attr == "pad_token_id" || attr == "pad_token" {
+				if later := f.padSetAfter(r, to); later != nil {
+					return fmt.Sprintf("line %d sets or reads %s before the script sets its own pad (line %d)", f.Src.Position(start(r)).Line, compact(p.Content(text)), f.Src.Position(start(later)).Line)
+				}
+			}
+		}
+	}
 	if len(reads) > 0 {
 		if t := f.trainingBefore(from); t != nil {
 			return fmt.Sprintf("line %d comes after the training at line %d, which it would not change", f.Src.Position(from).Line, f.Src.Position(start(t)).Line)
@@ -290,4 +299,61 @@ func UnsafeReads(text []byte) (map[string]int, error) {
 	}
 	walk(f.Root)
 	return out, nil
+}
+
+// padSetAfter is a statement after offset, in the scope of the read tok
+// (a tokenizer) and before training, that sets tok's pad: tok.pad_token =
+// ..., tok.add_special_tokens({"pad_token": ...}), or a call of the file's
+// function given tok that does either to its parameter. A pad read before
+// it reads what the script then replaces.
+func (f *Facts) padSetAfter(tok *sitter.Node, offset int) *sitter.Node {
+	text := f.Src.Text
+	name := tok.Content(text)
+	scope := f.scopeOf(tok)
+	setsPad := func(fn *Func, param string) bool {
+		for _, c := range f.Calls {
+			if c.Func == fn && c.Dotted == param+".add_special_tokens" && strings.Contains(c.Args.Content(text), "pad_token") {
+				return true
+			}
+		}
+		for _, a := range f.Assigns {
+			if a.Func == fn && (a.Text == param+".pad_token" || a.Text == param+".pad_token_id") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range f.Calls {
+		if c.Func != scope || int(c.Node.StartByte()) < offset || f.trainingBefore(int(c.Node.StartByte())) != nil {
+			continue
+		}
+		if c.Dotted == name+".add_special_tokens" && strings.Contains(c.Args.Content(text), "pad_token") {
+			return c.Node
+		}
+		fn := f.localFunc(c.Node)
+		if fn == nil {
+			continue
+		}
+		for i, a := range realArgs(c.Args) {
+			if a.Type() != "identifier" || a.Content(text) != name {
+				continue
+			}
+			params := namedNoComments(fn.Node.ChildByFieldName("parameters"))
+			if i < len(params) {
+				p := params[i]
+				if p.Type() == "default_parameter" || p.Type() == "typed_default_parameter" {
+					p = p.ChildByFieldName("name")
+				}
+				if p != nil && setsPad(fn, p.Content(text)) {
+					return c.Node
+				}
+			}
+		}
+	}
+	for _, a := range f.Assigns {
+		if a.Func == scope && int(a.Node.StartByte()) >= offset && (a.Text == name+".pad_token" || a.Text == name+".pad_token_id") && f.trainingBefore(int(a.Node.StartByte())) == nil {
+			return a.Node
+		}
+	}
+	return nil
 }
