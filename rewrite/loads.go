@@ -74,10 +74,10 @@ func (f *Facts) findLoads() []*Load {
 			l.Use, l.Why = NotTraining, "named as a reference, reward, teacher or embedding model"
 		}
 		l.kwargs = f.resolveKwargs(c)
-		l.Quantized, l.MaybeQuantized = f.quantized(l)
 		if c.Method == "from_pretrained" {
 			l.ModelID, l.IDKnown = f.ValueOf(firstArg(c.Args, "pretrained_model_name_or_path", text))
 		}
+		l.Quantized, l.MaybeQuantized = f.quantized(l)
 		out = append(out, l)
 	}
 	return out
@@ -118,6 +118,9 @@ var quantKeywords = []string{"quantization_config", "load_in_4bit", "load_in_8bi
 // dequantize=True loads plain weights: not quantized training.
 func (f *Facts) quantized(l *Load) (always, sometimes bool) {
 	text := f.Src.Text
+	if l.IDKnown && preQuantizedID(l.ModelID) {
+		return true, false
+	}
 	for _, k := range quantKeywords {
 		v := l.Arg(k, text)
 		if v == nil || v.Content(text) == "False" || v.Content(text) == "None" {
@@ -138,6 +141,19 @@ func (f *Facts) quantized(l *Load) (always, sometimes bool) {
 		return true, false
 	}
 	return false, sometimes
+}
+
+// preQuantizedID reports a checkpoint published already quantized
+// ("unsloth/llama-3-8b-bnb-4bit", "TheBloke/Llama-2-7B-GPTQ"): its own
+// config quantizes the load, whatever the call says.
+func preQuantizedID(id string) bool {
+	id = strings.ToLower(id)
+	for _, mark := range []string{"bnb-4bit", "bnb_4bit", "-4bit", "-8bit", "gptq", "-awq", "_awq", "-int4", "-int8"} {
+		if strings.Contains(id, mark) {
+			return true
+		}
+	}
+	return false
 }
 
 // assignedTo is the target of "target = <call>" (the call possibly chained,

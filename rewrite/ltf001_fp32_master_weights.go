@@ -37,7 +37,9 @@ becomes
     model = AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch.float32)
 
 ## When it stays away
-Quantized loads (quantization_config=, load_in_4bit/8bit): the base is
+Quantized loads (quantization_config=, load_in_4bit/8bit, a TRL trainer
+given quantization_config=, a checkpoint published quantized such as
+"...-bnb-4bit", GPTQ or AWQ ids): the base is
 frozen and quantized, the adapters are already fp32; forcing fp32 only
 inflates the embeddings and lm_head. unsloth's
 FastLanguageModel.from_pretrained chooses the dtype itself: a warning, no
@@ -348,8 +350,11 @@ func trlDtype(p *Pass, t *trlLoad) {
 			return
 		}
 		where = start(v)
-	} else if p.Versions.TRL.AtLeast(0, 27) || t.entries["quantization_config"] != nil {
+	} else if p.Versions.TRL.AtLeast(0, 27) {
 		return // TRL >= 0.27 loads float32 when no dtype is given
+	}
+	if t.quantized(f) {
+		return // QLoRA: the frozen base keeps its dtype (DOMAIN 4)
 	}
 	msg := fmt.Sprintf("TRL loads %s itself in %s; pass float32 masters in model_init_kwargs (%s); %s (assumed: %s)",
 		t.modelID, map[bool]string{true: "the dtype given", false: "the checkpoint's dtype (bf16 for Llama-3) when none is given before TRL 0.27"}[v != nil], computeNote(f), fp32CostOf(t.modelID, true), p.Versions.TRL.Describe("trl"))

@@ -128,3 +128,16 @@ func packingInFile(f *Facts) bool {
 	}
 	return false
 }
+
+// quantized reports a model TRL loads quantized: a quantization_config in
+// model_init_kwargs or given to the trainer itself (not a literal None), or
+// a checkpoint published quantized.
+func (t *trlLoad) quantized(f *Facts) bool {
+	text := f.Src.Text
+	for _, v := range []*sitter.Node{t.entries["quantization_config"], KeywordValue(t.trainer.Args, "quantization_config", text)} {
+		if v != nil && v.Content(text) != "None" {
+			return true
+		}
+	}
+	return preQuantizedID(t.modelID)
+}
