@@ -202,7 +202,9 @@ func (e *Engine) setOutcomes(findings, final []Finding, settled bool, dropped ma
 		case !left:
 			fd.Outcome = finding.OutcomeFixed
 		case dropped[k] != "":
-			fd.Reason = dropped[k]
+			// A fix the engine refused (binding guard, parse) is not
+			// offered either: JSON, SARIF and review would apply it.
+			fd.Reason, fd.Fix = dropped[k], nil
 		case fd.Withheld != "":
 			fd.Reason = fd.Withheld
 		case fd.Fix == nil || len(fd.Fix.Edits) == 0:
