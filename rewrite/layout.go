@@ -116,18 +116,8 @@ func wrapOperands(indent, lead, expr, unit string, limit int) []string {
 func splitBoolean(expr string) []string {
 	var parts []string
 	depth, from := 0, 0
-	var quote byte
-	for i := 0; i < len(expr); i++ {
-		c := expr[i]
+	scanCode(expr, func(i int, c byte) bool {
 		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
 		case strings.IndexByte("([{", c) >= 0:
 			depth++
 		case strings.IndexByte(")]}", c) >= 0:
@@ -141,7 +131,8 @@ func splitBoolean(expr string) []string {
 				}
 			}
 		}
-	}
+		return true
+	})
 	return append(parts, expr[from:])
 }
 
@@ -151,27 +142,21 @@ func parenthesised(expr string) (string, bool) {
 	if !strings.HasPrefix(expr, "(") || !strings.HasSuffix(expr, ")") {
 		return "", false
 	}
-	depth := 0
-	var quote byte
-	for i := 0; i < len(expr); i++ {
-		c := expr[i]
+	depth, whole := 0, true
+	scanCode(expr, func(i int, c byte) bool {
 		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
 		case c == '(' || c == '[' || c == '{':
 			depth++
 		case c == ')' || c == ']' || c == '}':
 			depth--
 			if depth == 0 && i != len(expr)-1 {
-				return "", false
+				whole = false
 			}
 		}
+		return whole
+	})
+	if !whole {
+		return "", false
 	}
 	return expr[1 : len(expr)-1], true
 }
@@ -241,33 +226,22 @@ func layoutOf(src *Source, list *sitter.Node) (callLayout, bool) {
 // closes every bracket it opens and has no comma outside them: then
 // black splits the line at the list, not before it.
 func balancedHead(head string) bool {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(head)-1; i++ {
-		c := head[i]
+	depth, ok := 0, true
+	inString := scanCode(head[:max(len(head)-1, 0)], func(i int, c byte) bool {
 		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
 		case c == '#':
-			return false
+			ok = false
 		case strings.IndexByte("([{", c) >= 0:
 			depth++
 		case strings.IndexByte(")]}", c) >= 0:
 			depth--
-			if depth < 0 {
-				return false
-			}
+			ok = depth >= 0
 		case c == ',' && depth == 0:
-			return false
+			ok = false
 		}
-	}
-	return depth == 0 && quote == 0
+		return ok
+	})
+	return ok && depth == 0 && !inString
 }
 
 // relaidList is the edit that lays out list with items as black does, or
@@ -471,23 +445,14 @@ func relaidLine(src *Source, list *sitter.Node, edits []Edit) (Edit, bool) {
 
 // commentStart is the offset of the "#" that opens a line's comment.
 func commentStart(line string) int {
-	var quote byte
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '#':
-			return i
+	at := len(line)
+	scanCode(line, func(i int, c byte) bool {
+		if c == '#' {
+			at = i
 		}
-	}
-	return len(line)
+		return at == len(line)
+	})
+	return at
 }
 
 // insideBrackets reports whether n lies in brackets opened before lineStart.
@@ -510,39 +475,29 @@ func insideBrackets(n *sitter.Node, lineStart int) bool {
 func skeleton(content string) (string, bool) {
 	var b strings.Builder
 	depth := 0
-	var quote byte
-	for i := 0; i < len(content); i++ {
-		c := content[i]
+	inString := scanCode(content, func(i int, c byte) bool {
 		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-				if depth == 0 {
-					b.WriteByte(c)
-				}
-			}
-			continue
-		case c == '"' || c == '\'':
-			quote = c
 		case strings.IndexByte("([{", c) >= 0:
 			depth++
 			if depth == 1 {
 				b.WriteByte(c)
 			}
-			continue
+			return true
 		case strings.IndexByte(")]}", c) >= 0:
 			depth--
 			if depth < 0 {
-				return "", false
+				return false
 			}
 		}
 		if depth == 0 {
 			b.WriteByte(c)
 		}
+		return true
+	})
+	if depth < 0 {
+		return "", false
 	}
-	return b.String(), depth == 0 && quote == 0
+	return b.String(), depth == 0 && !inString
 }
 
 // simpleSkeleton is what may stand outside the brackets of a line black
@@ -614,29 +569,25 @@ func splitRight(indent, unit, content string, limit int) ([]string, bool) {
 func topPairs(content string) [][2]int {
 	var pairs [][2]int
 	var stack []int
-	var quote byte
-	for i := 0; i < len(content); i++ {
-		c := content[i]
+	ok := true
+	scanCode(content, func(i int, c byte) bool {
 		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
 		case strings.IndexByte("([{", c) >= 0:
 			stack = append(stack, i)
 		case strings.IndexByte(")]}", c) >= 0:
 			if len(stack) == 0 {
-				return nil
+				ok = false
+				return false
 			}
 			if len(stack) == 1 {
 				pairs = append(pairs, [2]int{stack[0], i})
 			}
 			stack = stack[:len(stack)-1]
 		}
+		return true
+	})
+	if !ok {
+		return nil
 	}
 	return pairs
 }
@@ -646,18 +597,8 @@ func topPairs(content string) [][2]int {
 func splitTopCommas(body string) []string {
 	var parts []string
 	depth, from := 0, 0
-	var quote byte
-	for i := 0; i < len(body); i++ {
-		c := body[i]
+	scanCode(body, func(i int, c byte) bool {
 		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
 		case strings.IndexByte("([{", c) >= 0:
 			depth++
 		case strings.IndexByte(")]}", c) >= 0:
@@ -666,9 +607,38 @@ func splitTopCommas(body string) []string {
 			parts = append(parts, strings.TrimSpace(body[from:i]))
 			from = i + 1
 		}
-	}
+		return true
+	})
 	if last := strings.TrimSpace(body[from:]); last != "" {
 		parts = append(parts, last)
 	}
 	return parts
+}
+
+// scanCode calls visit for each byte of s that is code, the quotes that
+// open and close a string included but not what they enclose, until visit
+// returns false. It reports whether s ends inside a string. The layout
+// helpers read one line or one expression: a string never spans them.
+func scanCode(s string, visit func(i int, c byte) bool) (inString bool) {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+				continue
+			}
+			if c != quote {
+				continue
+			}
+			quote = 0
+		case c == '"' || c == '\'':
+			quote = c
+		}
+		if !visit(i, c) {
+			break
+		}
+	}
+	return quote != 0
 }
