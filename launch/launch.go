@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"path"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -92,14 +93,16 @@ type Options struct {
 
 // file is one parsed launch file.
 type file struct {
-	name string
-	kind Kind
-	text []byte
-	json bool
-	src  *rewrite.Source
-	tree *sitter.Tree
-	top  *mapping // YAML and JSON
-	sh   *shell   // shell
+	name  string
+	kind  Kind
+	text  []byte
+	json  bool
+	src   *rewrite.Source
+	tree  *sitter.Tree
+	lang  *sitter.Language
+	names *syntree.Language
+	top   *mapping // YAML and JSON
+	sh    *shell   // shell
 }
 
 func (f *file) close() {
@@ -124,11 +127,11 @@ func read(name string, text []byte) *file {
 	}
 	p := sitter.NewParser()
 	defer p.Close()
+	f.lang, f.names = yaml.GetLanguage(), yamlNames
 	if isShellName(name) {
-		p.SetLanguage(bash.GetLanguage())
-	} else {
-		p.SetLanguage(yaml.GetLanguage())
+		f.lang, f.names = bash.GetLanguage(), bashNames
 	}
+	p.SetLanguage(f.lang)
 	tree, err := p.ParseCtx(context.Background(), nil, text)
 	if err != nil {
 		return nil
@@ -261,13 +264,19 @@ func analyse(opts Options, f *file) []rewrite.Finding {
 	case Shell:
 		p.shell()
 	}
-	fs := rewrite.Suppress(f.src, f.tree.RootNode(), p.findings)
+	fs := rewrite.Suppress(f.src, syntree.New(f.tree, f.names).Root(), p.findings)
 	rewrite.SortFindings(fs)
 	for i := range fs {
 		fs[i].StartPos, fs[i].EndPos = f.src.Position(fs[i].Start), f.src.Position(fs[i].End)
 	}
 	return fs
 }
+
+// The grammars' names, for the Go copy of a tree that Suppress reads.
+var (
+	yamlNames = syntree.NewLanguage(yaml.GetLanguage())
+	bashNames = syntree.NewLanguage(bash.GetLanguage())
+)
 
 // maxPasses bounds the fix loop, as the engine's does.
 const maxPasses = 8

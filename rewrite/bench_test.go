@@ -49,8 +49,8 @@ func BenchmarkQueryWalk(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer tree.Close()
-		src, root := NewSource(text), tree.RootNode()
-		all = append(all, func() *Facts { return buildFacts(src, root, q) })
+		src, pt := NewSource(text), goTree(tree)
+		all = append(all, func() *Facts { return buildFacts(src, pt, q) })
 	}
 	i := 0
 	for b.Loop() {

@@ -1,6 +1,6 @@
 package rewrite
 
-import sitter "github.com/smacker/go-tree-sitter"
+import "github.com/loratune/loratune-fix/syntree"
 
 // dtypeStrings are the dtypes a string may name (torch_dtype="bf16" is not
 // one), as lowPrecision classifies them.
@@ -11,7 +11,7 @@ var dtypeStrings = map[string]string{
 
 // lowPrecision classifies a dtype expression: "bfloat16", "float16",
 // "auto", "float32", or "" when it is not a literal dtype.
-func lowPrecision(f *Facts, v *sitter.Node) string {
+func lowPrecision(f *Facts, v *syntree.Node) string {
 	text := f.Src.Text
 	if s, ok := StringValue(v, text); ok {
 		return dtypeStrings[s]

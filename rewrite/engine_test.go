@@ -258,7 +258,7 @@ func TestIndentUnitComesFromBlocksNotFromStrings(t *testing.T) {
 	}
 	defer tree.Close()
 	src := NewSource([]byte(text))
-	src.root = tree.RootNode()
+	src.root = goTree(tree).Root()
 	if u := src.IndentUnit(); u != "    " {
 		t.Errorf("indent unit %q, want four spaces (the docstring's two-space lines do not count)", u)
 	}

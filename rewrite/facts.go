@@ -2,11 +2,10 @@ package rewrite
 
 import (
 	"bytes"
+	"github.com/loratune/loratune-fix/syntree"
 	"slices"
 	"sort"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Facts is what the rules know about one parsed source: imports with their
@@ -14,7 +13,7 @@ import (
 // each one does (train, infer). It is built once per pass from the queries.
 type Facts struct {
 	Src   *Source
-	Root  *sitter.Node
+	Root  *syntree.Node
 	Calls []*Call
 	// Assigns holds every assignment, chained ones once per target.
 	Assigns []*Assign
@@ -23,7 +22,7 @@ type Facts struct {
 	// "AMC" -> "transformers.AutoModelForCausalLM".
 	imports map[string]string
 	// importStmts are the top-level import statements, in order.
-	importStmts []*sitter.Node
+	importStmts []*syntree.Node
 	module      *Func
 	loads       []*Load // computed on first use
 	useMemo     map[*Func]Use
@@ -34,8 +33,8 @@ type Facts struct {
 
 // Call is one call expression.
 type Call struct {
-	Node   *sitter.Node
-	Args   *sitter.Node
+	Node   *syntree.Node
+	Args   *syntree.Node
 	Dotted string // the callee as written, "tf.AutoModelForCausalLM.from_pretrained"
 	Qual   string // with import aliases resolved, "transformers.AutoModelForCausalLM.from_pretrained"
 	Method string // the last name, "from_pretrained"
@@ -53,16 +52,16 @@ func (c *Call) Object() string {
 
 // Assign is one assignment "target = value".
 type Assign struct {
-	Node   *sitter.Node // the assignment node
-	Target *sitter.Node
-	Value  *sitter.Node // for a chain a = b = v, the final value v
-	Text   string       // the target as written, whitespace removed
+	Node   *syntree.Node // the assignment node
+	Target *syntree.Node
+	Value  *syntree.Node // for a chain a = b = v, the final value v
+	Text   string        // the target as written, whitespace removed
 	Func   *Func
 }
 
 // Func is a function scope; the module is a Func with a nil Node.
 type Func struct {
-	Node, Body *sitter.Node
+	Node, Body *syntree.Node
 	Name       string
 	// Training: the scope itself trains (a Trainer, get_peft_model, .train(),
 	// backward or an optimizer step). Inference: it generates or evaluates.
@@ -74,27 +73,17 @@ type Func struct {
 	outer *Func
 }
 
-func buildFacts(src *Source, root *sitter.Node, q *compiled) *Facts {
+func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
+	root := tree.Root()
 	f := &Facts{Src: src, Root: root, imports: map[string]string{}, module: &Func{Name: "<module>"}}
 	text := src.Text
 	// One walk collects the matches of every query file; they are then read
 	// file by file, functions first (calls and assignments need scopes).
 	matches := make([][]captures, len(queryFiles))
-	qc := sitter.NewQueryCursor()
-	qc.Exec(q.all, root)
-	for {
-		m, ok := qc.NextMatch()
-		if !ok {
-			break
-		}
-		caps := captures{q: q, nodes: make([]*sitter.Node, len(q.capture))}
-		for _, c := range m.Captures {
-			caps.nodes[c.Index] = c.Node
-		}
-		file := q.file[m.PatternIndex]
-		matches[file] = append(matches[file], caps)
+	for _, m := range q.all.Matches(tree) {
+		file := q.file[m.Pattern]
+		matches[file] = append(matches[file], captures{q: q, nodes: m.Captures})
 	}
-	qc.Close()
 	each := func(file string, fn func(caps captures)) {
 		for _, caps := range matches[slices.Index(queryFiles, file)] {
 			fn(caps)
@@ -119,7 +108,7 @@ func buildFacts(src *Source, root *sitter.Node, q *compiled) *Facts {
 	// Parent() of a top-level statement walks the module's children from
 	// the first: one walk of them answers for every import instead.
 	topLevel := map[[2]uint32]bool{}
-	for _, c := range namedChildren(root) {
+	for _, c := range root.NamedChildren() {
 		topLevel[[2]uint32{c.StartByte(), c.EndByte()}] = true
 	}
 
@@ -202,11 +191,11 @@ func plainDotted(s []byte) bool {
 // captures are the nodes of one query match, by capture id.
 type captures struct {
 	q     *compiled
-	nodes []*sitter.Node
+	nodes []*syntree.Node
 }
 
 // get is the node captured as name, or nil.
-func (c captures) get(name string) *sitter.Node {
+func (c captures) get(name string) *syntree.Node {
 	if id, ok := c.q.capture[name]; ok {
 		return c.nodes[id]
 	}
@@ -215,7 +204,7 @@ func (c captures) get(name string) *sitter.Node {
 
 // dottedName renders identifier / attribute chains ("a.b.c"); a chain whose
 // root is something else (a call, a subscript) renders as "?.b.c".
-func dottedName(n *sitter.Node, text []byte) string {
+func dottedName(n *syntree.Node, text []byte) string {
 	switch n.Type() {
 	case "identifier":
 		return n.Content(text)
@@ -267,7 +256,7 @@ func (f *Facts) Alias(module string) (string, bool) {
 	return best, best != ""
 }
 
-func (f *Facts) scopeOf(n *sitter.Node) *Func {
+func (f *Facts) scopeOf(n *syntree.Node) *Func {
 	start, end := n.StartByte(), n.EndByte()
 	// Functions nest, so every function that holds n holds the last one
 	// to start at or before n too, or is that one: the innermost holder is
@@ -382,13 +371,13 @@ func (f *Facts) trainingUse(fn *Func, depth int) Use {
 }
 
 // Keyword returns the keyword argument name=... of a call's argument list.
-func Keyword(args *sitter.Node, name string, text []byte) *sitter.Node {
+func Keyword(args *syntree.Node, name string, text []byte) *syntree.Node {
 	// Most lookups are for a keyword that is not there: a byte search
 	// answers them without walking the children (a cgo call each).
 	if !bytes.Contains(text[args.StartByte():args.EndByte()], []byte(name)) {
 		return nil
 	}
-	for _, a := range namedChildren(args) {
+	for _, a := range args.NamedChildren() {
 		if a.Type() == "keyword_argument" {
 			if k := a.ChildByFieldName("name"); k != nil && k.Content(text) == name {
 				return a
@@ -399,7 +388,7 @@ func Keyword(args *sitter.Node, name string, text []byte) *sitter.Node {
 }
 
 // KeywordValue is the value node of name=..., or nil.
-func KeywordValue(args *sitter.Node, name string, text []byte) *sitter.Node {
+func KeywordValue(args *syntree.Node, name string, text []byte) *syntree.Node {
 	if kw := Keyword(args, name, text); kw != nil {
 		return kw.ChildByFieldName("value")
 	}
@@ -407,8 +396,8 @@ func KeywordValue(args *sitter.Node, name string, text []byte) *sitter.Node {
 }
 
 // HasSplat reports a **kwargs argument.
-func HasSplat(args *sitter.Node) bool {
-	for _, a := range namedChildren(args) {
+func HasSplat(args *syntree.Node) bool {
+	for _, a := range args.NamedChildren() {
 		if a.Type() == "dictionary_splat" {
 			return true
 		}
@@ -418,7 +407,7 @@ func HasSplat(args *sitter.Node) bool {
 
 // Statement returns the statement that holds n and sits directly in a block
 // or the module, or nil.
-func Statement(n *sitter.Node) *sitter.Node {
+func Statement(n *syntree.Node) *syntree.Node {
 	// Parent() walks down from the root, so each is asked once.
 	for cur := n; cur != nil; {
 		p := cur.Parent()
@@ -436,7 +425,7 @@ func Statement(n *sitter.Node) *sitter.Node {
 // StringValue returns the contents of a plain string literal ("x", 'x',
 // r"x"), and false for anything else: f-strings (their value is computed
 // at run time), bytes, concatenations, names.
-func StringValue(n *sitter.Node, text []byte) (string, bool) {
+func StringValue(n *syntree.Node, text []byte) (string, bool) {
 	if n == nil || n.Type() != "string" {
 		return "", false
 	}

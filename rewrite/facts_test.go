@@ -1,18 +1,17 @@
 package rewrite
 
 import (
+	"github.com/loratune/loratune-fix/syntree"
 	"os"
 	"path/filepath"
 	"testing"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // dottedName's plain-bytes path names every node of the fixtures as the
 // walk down the chain does.
 func TestDottedNameFastPathEqualsWalk(t *testing.T) {
-	var walk func(n *sitter.Node, text []byte) string
-	walk = func(n *sitter.Node, text []byte) string {
+	var walk func(n *syntree.Node, text []byte) string
+	walk = func(n *syntree.Node, text []byte) string {
 		switch n.Type() {
 		case "identifier":
 			return n.Content(text)
@@ -45,8 +44,8 @@ func TestDottedNameFastPathEqualsWalk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var visit func(node *sitter.Node)
-		visit = func(node *sitter.Node) {
+		var visit func(node *syntree.Node)
+		visit = func(node *syntree.Node) {
 			if got, want := dottedName(node, text), walk(node, text); got != want {
 				t.Errorf("%q: dottedName %q, walk %q", node.Content(text), got, want)
 			}
@@ -55,7 +54,7 @@ func TestDottedNameFastPathEqualsWalk(t *testing.T) {
 				visit(node.NamedChild(i))
 			}
 		}
-		visit(tree.RootNode())
+		visit(goTree(tree).Root())
 		tree.Close()
 	}
 	t.Logf("%d nodes", n)
@@ -86,7 +85,7 @@ func TestStringValueRefusesFStrings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		value := tree.RootNode().NamedChild(0).NamedChild(0).ChildByFieldName("right")
+		value := goTree(tree).Root().NamedChild(0).NamedChild(0).ChildByFieldName("right")
 		got, ok := StringValue(value, text)
 		if got != c.want || ok != c.ok {
 			t.Errorf("StringValue(%s) = %q, %v; want %q, %v", c.expr, got, ok, c.want, c.ok)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/loratune/loratune-fix/finding"
 )
 
@@ -31,8 +29,8 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	// only these, so that every edit belongs to a reported finding).
 	reported := map[string]bool{}
 	settled, frozen0 := false, frozen
-	var tree *sitter.Tree // the parse of cur; nil: runOnce parses it
-	var last []Finding    // the findings of cur
+	var tree *parsed   // the parse of cur; nil: runOnce parses it
+	var last []Finding // the findings of cur
 	// confirm: a fix was deferred, dropped or had overlapping edits, so
 	// only a pass over the output can say that nothing is left to do.
 	// Otherwise every reported fix went in at once, each removes its own
@@ -101,7 +99,9 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			// The binding guard: a fix that reads a name possibly unbound
 			// where it puts it is dropped, and the pass runs again without.
 			if nextTree == nil {
-				nextTree, _ = parse(next, parseLimit(ctx))
+				if ts, err := parse(next, parseLimit(ctx)); err == nil {
+					nextTree = &parsed{ts: ts}
+				}
 			}
 			if nextTree != nil {
 				if fails := bindingGuard(cur, next, nextTree, done, chosen); len(fails) > 0 {

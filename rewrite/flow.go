@@ -1,9 +1,8 @@
 package rewrite
 
 import (
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // The flow of names: which assignments may reach a read of a name (or of a
@@ -22,10 +21,10 @@ import (
 type Def struct {
 	// Stmt is the statement that binds (nil for a parameter or a binding
 	// outside the scope).
-	Stmt *sitter.Node
+	Stmt *syntree.Node
 	// Value is the expression bound, when there is one; nil for a loop
 	// target, an import, a parameter, with ... as, an augmented assignment.
-	Value *sitter.Node
+	Value *syntree.Node
 	// Index is the position in an unpacked value (a, b = load()), -1 if none.
 	Index int
 	Kind  DefKind
@@ -88,9 +87,9 @@ type flowKey struct {
 // start of each statement, by start byte.
 type flowResult struct {
 	reads, stmts map[uint32]flowState
-	readNodes    []*sitter.Node // the reads, in the order walked
-	all          []*Def         // every binding in the scope
-	local        bool           // the scope binds the name (else it is read from outside)
+	readNodes    []*syntree.Node // the reads, in the order walked
+	all          []*Def          // every binding in the scope
+	local        bool            // the scope binds the name (else it is read from outside)
 	outer        *flowState
 }
 
@@ -140,17 +139,17 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 }
 
 // declaredOuter reports "global key" or "nonlocal key" in the scope.
-func (w *walker) declaredOuter(body *sitter.Node) bool {
+func (w *walker) declaredOuter(body *syntree.Node) bool {
 	found := false
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
-		for _, c := range namedChildren(n) {
+	var walk func(n *syntree.Node)
+	walk = func(n *syntree.Node) {
+		for _, c := range n.NamedChildren() {
 			if found {
 				break
 			}
 			switch c.Type() {
 			case "global_statement", "nonlocal_statement":
-				for _, cj := range namedChildren(c) {
+				for _, cj := range c.NamedChildren() {
 					if cj.Content(w.text) == w.root {
 						found = true
 					}
@@ -171,7 +170,7 @@ func (w *walker) snapshot(m map[uint32]flowState, at uint32, st flowState) {
 	}
 }
 
-func (w *walker) read(n *sitter.Node, st flowState) {
+func (w *walker) read(n *syntree.Node, st flowState) {
 	if !w.record {
 		return
 	}
@@ -188,11 +187,11 @@ func (w *walker) bind(st flowState, d *Def) flowState {
 	return flowState{defs: []*Def{d}, dead: st.dead}
 }
 
-func (w *walker) block(n *sitter.Node, st flowState) flowState {
+func (w *walker) block(n *syntree.Node, st flowState) flowState {
 	if n == nil {
 		return st
 	}
-	for _, c := range namedChildren(n) {
+	for _, c := range n.NamedChildren() {
 		if c.Type() == "comment" {
 			continue
 		}
@@ -201,11 +200,11 @@ func (w *walker) block(n *sitter.Node, st flowState) flowState {
 	return st
 }
 
-func (w *walker) stmt(n *sitter.Node, st flowState) flowState {
+func (w *walker) stmt(n *syntree.Node, st flowState) flowState {
 	w.snapshot(w.res.stmts, n.StartByte(), st)
 	switch n.Type() {
 	case "expression_statement":
-		for _, ci := range namedChildren(n) {
+		for _, ci := range n.NamedChildren() {
 			st = w.expr(ci, n, st)
 		}
 		return st
@@ -213,7 +212,7 @@ func (w *walker) stmt(n *sitter.Node, st flowState) flowState {
 		st = w.reads(n.ChildByFieldName("condition"), st)
 		outs := []flowState{w.block(n.ChildByFieldName("consequence"), st)}
 		hasElse := w.mainGuard(n)
-		for _, c := range namedChildren(n) {
+		for _, c := range n.NamedChildren() {
 			switch c.Type() {
 			case "elif_clause":
 				st = w.reads(c.ChildByFieldName("condition"), st)
@@ -232,9 +231,9 @@ func (w *walker) stmt(n *sitter.Node, st flowState) flowState {
 	case "try_statement":
 		return w.try(n, st)
 	case "with_statement":
-		for _, c := range namedChildren(n) {
+		for _, c := range n.NamedChildren() {
 			if c.Type() == "with_clause" {
-				for _, cj := range namedChildren(c) {
+				for _, cj := range c.NamedChildren() {
 					item := cj.ChildByFieldName("value")
 					if item != nil && item.Type() == "as_pattern" {
 						st = w.reads(item.NamedChild(0), st)
@@ -253,12 +252,12 @@ func (w *walker) stmt(n *sitter.Node, st flowState) flowState {
 		var outs []flowState
 		exhaustive := false
 		body := n.ChildByFieldName("body")
-		for _, c := range namedChildren(body) {
+		for _, c := range body.NamedChildren() {
 			if c.Type() != "case_clause" {
 				continue
 			}
 			cs := st
-			for _, p := range namedChildren(c) {
+			for _, p := range c.NamedChildren() {
 				if p.Type() == "case_pattern" {
 					if p.NamedChildCount() == 0 {
 						exhaustive = true
@@ -320,12 +319,12 @@ func (w *walker) stmt(n *sitter.Node, st flowState) flowState {
 }
 
 // mainGuard: if __name__ == "__main__" counts as taken (a script run as one).
-func (w *walker) mainGuard(n *sitter.Node) bool {
+func (w *walker) mainGuard(n *syntree.Node) bool {
 	c := n.ChildByFieldName("condition")
 	return c != nil && strings.Contains(compact(c.Content(w.text)), "__name__==") && strings.Contains(c.Content(w.text), "__main__")
 }
 
-func (w *walker) loop(n *sitter.Node, st flowState) flowState {
+func (w *walker) loop(n *syntree.Node, st flowState) flowState {
 	bindTarget := func(s flowState) flowState {
 		if n.Type() == "for_statement" {
 			return w.bindTarget(n.ChildByFieldName("left"), nil, -1, n, s)
@@ -355,7 +354,7 @@ func (w *walker) loop(n *sitter.Node, st flowState) flowState {
 			out = flowState{dead: true} // leaves only through a break
 		}
 	}
-	for _, c := range namedChildren(n) {
+	for _, c := range n.NamedChildren() {
 		if c.Type() == "else_clause" {
 			out = w.block(c.ChildByFieldName("body"), out)
 		}
@@ -363,18 +362,18 @@ func (w *walker) loop(n *sitter.Node, st flowState) flowState {
 	return merge(append([]flowState{out}, exits.breaks...)...)
 }
 
-func (w *walker) try(n *sitter.Node, st flowState) flowState {
+func (w *walker) try(n *syntree.Node, st flowState) flowState {
 	body := w.block(n.ChildByFieldName("body"), st)
 	// A handler may start anywhere in the body: before or after any of it.
 	entry := merge(st, body)
 	normal := body
 	var outs []flowState
-	var fin *sitter.Node
-	for _, c := range namedChildren(n) {
+	var fin *syntree.Node
+	for _, c := range n.NamedChildren() {
 		switch c.Type() {
 		case "except_clause", "except_group_clause":
 			hs := entry
-			for _, x := range namedChildren(c) {
+			for _, x := range c.NamedChildren() {
 				switch x.Type() {
 				case "block":
 					outs = append(outs, w.block(x, hs))
@@ -395,7 +394,7 @@ func (w *walker) try(n *sitter.Node, st flowState) flowState {
 	}
 	out := merge(append([]flowState{normal}, outs...)...)
 	if fin != nil {
-		for _, b := range namedChildren(fin) {
+		for _, b := range fin.NamedChildren() {
 			if b.Type() == "block" {
 				// Reads in finally see every path (an exception too); what
 				// follows the statement sees the paths that go on.
@@ -412,10 +411,10 @@ func (w *walker) try(n *sitter.Node, st flowState) flowState {
 
 // expr handles one child of an expression statement: an assignment binds
 // after its value is read.
-func (w *walker) expr(n, stmt *sitter.Node, st flowState) flowState {
+func (w *walker) expr(n, stmt *syntree.Node, st flowState) flowState {
 	switch n.Type() {
 	case "assignment":
-		var targets []*sitter.Node
+		var targets []*syntree.Node
 		value := n
 		for value != nil && value.Type() == "assignment" {
 			targets = append(targets, value.ChildByFieldName("left"))
@@ -442,7 +441,7 @@ func (w *walker) expr(n, stmt *sitter.Node, st flowState) flowState {
 }
 
 // matches reports a target or read spelled as the key.
-func (w *walker) matches(t *sitter.Node) bool {
+func (w *walker) matches(t *syntree.Node) bool {
 	switch t.Type() {
 	case "identifier":
 		return t.Content(w.text) == w.key
@@ -454,7 +453,7 @@ func (w *walker) matches(t *sitter.Node) bool {
 
 // bindTarget binds the key when target t is (or unpacks to) it; value is
 // the expression assigned (nil when unseen), index its position in value.
-func (w *walker) bindTarget(t, value *sitter.Node, index int, stmt *sitter.Node, st flowState) flowState {
+func (w *walker) bindTarget(t, value *syntree.Node, index int, stmt *syntree.Node, st flowState) flowState {
 	if t == nil {
 		return st
 	}
@@ -473,7 +472,7 @@ func (w *walker) bindTarget(t, value *sitter.Node, index int, stmt *sitter.Node,
 		}
 	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list":
 		elts := namedNoComments(t)
-		var vals []*sitter.Node
+		var vals []*syntree.Node
 		if value != nil && index < 0 {
 			switch value.Type() {
 			case "expression_list", "tuple", "list":
@@ -502,7 +501,7 @@ func (w *walker) bindTarget(t, value *sitter.Node, index int, stmt *sitter.Node,
 
 // targetReads reads what an assignment target reads: the object of an
 // attribute, the value and index of a subscript.
-func (w *walker) targetReads(t *sitter.Node, st flowState) flowState {
+func (w *walker) targetReads(t *syntree.Node, st flowState) flowState {
 	switch t.Type() {
 	case "attribute":
 		if w.matches(t) {
@@ -521,7 +520,7 @@ func (w *walker) targetReads(t *sitter.Node, st flowState) flowState {
 
 // reads records the state at each read of the key inside expression n,
 // in evaluation order as far as it matters here; a walrus binds.
-func (w *walker) reads(n *sitter.Node, st flowState) flowState {
+func (w *walker) reads(n *syntree.Node, st flowState) flowState {
 	if n == nil {
 		return st
 	}
@@ -542,7 +541,7 @@ func (w *walker) reads(n *sitter.Node, st flowState) flowState {
 	case "lambda", "function_definition", "class_definition":
 		return st
 	case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression":
-		for _, c := range namedChildren(n) {
+		for _, c := range n.NamedChildren() {
 			if c.Type() == "for_in_clause" && len(identifiers(c.ChildByFieldName("left"), w.root, w.text)) > 0 {
 				return st // the comprehension binds its own
 			}
@@ -551,15 +550,15 @@ func (w *walker) reads(n *sitter.Node, st flowState) flowState {
 		st = w.reads(n.ChildByFieldName("value"), st)
 		return w.bindTarget(n.ChildByFieldName("name"), n.ChildByFieldName("value"), -1, Statement(n), st)
 	}
-	for _, ci := range namedChildren(n) {
+	for _, ci := range n.NamedChildren() {
 		st = w.reads(ci, st)
 	}
 	return st
 }
 
-func namedNoComments(n *sitter.Node) []*sitter.Node {
-	var out []*sitter.Node
-	for _, c := range namedChildren(n) {
+func namedNoComments(n *syntree.Node) []*syntree.Node {
+	var out []*syntree.Node
+	for _, c := range n.NamedChildren() {
 		if c.Type() != "comment" {
 			out = append(out, c)
 		}
@@ -568,8 +567,8 @@ func namedNoComments(n *sitter.Node) []*sitter.Node {
 }
 
 // flatTargets are the targets of del a, b.c.
-func flatTargets(del *sitter.Node) []*sitter.Node {
-	var out []*sitter.Node
+func flatTargets(del *syntree.Node) []*syntree.Node {
+	var out []*syntree.Node
 	for _, c := range namedNoComments(del) {
 		if c.Type() == "expression_list" {
 			out = append(out, namedNoComments(c)...)
@@ -581,10 +580,10 @@ func flatTargets(del *sitter.Node) []*sitter.Node {
 }
 
 // boundByImport are the names an import statement binds.
-func boundByImport(n *sitter.Node, text []byte) []string {
+func boundByImport(n *syntree.Node, text []byte) []string {
 	var out []string
 	from := n.Type() == "import_from_statement"
-	for _, c := range namedChildren(n) {
+	for _, c := range n.NamedChildren() {
 		if from && n.ChildByFieldName("module_name") != nil && n.ChildByFieldName("module_name").Equal(c) {
 			continue
 		}
@@ -603,7 +602,7 @@ func boundByImport(n *sitter.Node, text []byte) []string {
 }
 
 // paramNode is the parameter node of fn named name, or nil.
-func paramNode(fn *Func, name string, text []byte) *sitter.Node {
+func paramNode(fn *Func, name string, text []byte) *syntree.Node {
 	params := fn.Node.ChildByFieldName("parameters")
 	if params == nil {
 		return nil
@@ -633,7 +632,7 @@ type Reach struct {
 
 // ReachingAt is what the read n (an identifier, or an attribute chain read
 // as one name) may see.
-func (f *Facts) ReachingAt(n *sitter.Node) Reach {
+func (f *Facts) ReachingAt(n *syntree.Node) Reach {
 	key := compact(n.Content(f.Src.Text))
 	fn := f.scopeOf(n)
 	r := f.flow(fn, key)
@@ -651,7 +650,7 @@ func (f *Facts) ReachingAt(n *sitter.Node) Reach {
 }
 
 // ReachingBefore is what holds for key at the start of statement stmt.
-func (f *Facts) ReachingBefore(key string, stmt *sitter.Node) Reach {
+func (f *Facts) ReachingBefore(key string, stmt *syntree.Node) Reach {
 	fn := f.scopeOf(stmt)
 	r := f.flow(fn, key)
 	if !r.local {
@@ -752,7 +751,7 @@ func (f *Facts) outerState(fn *Func, key string) flowState {
 }
 
 // enclosing is the nearest ancestor of n of type typ, or nil.
-func enclosing(n *sitter.Node, typ string) *sitter.Node {
+func enclosing(n *syntree.Node, typ string) *syntree.Node {
 	if n == nil {
 		return nil
 	}
@@ -765,7 +764,7 @@ func enclosing(n *sitter.Node, typ string) *sitter.Node {
 }
 
 // funcOf is the Func of a function_definition node.
-func (f *Facts) funcOf(n *sitter.Node) *Func {
+func (f *Facts) funcOf(n *syntree.Node) *Func {
 	for _, fn := range f.Funcs {
 		if fn.start == n.StartByte() && fn.end == n.EndByte() {
 			return fn

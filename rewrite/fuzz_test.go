@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/loratune/loratune-fix/syntree"
 	"os"
 	"path/filepath"
 	"sort"
@@ -153,8 +154,8 @@ func namesAKeyword(text []byte) bool {
 	}
 	defer tree.Close()
 	found := false
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
+	var walk func(n *syntree.Node)
+	walk = func(n *syntree.Node) {
 		if n.Type() == "identifier" && reserved[n.Content(text)] {
 			found = true
 		}
@@ -162,7 +163,7 @@ func namesAKeyword(text []byte) bool {
 			walk(n.NamedChild(i))
 		}
 	}
-	walk(tree.RootNode())
+	walk(syntree.New(tree, syntree.NewLanguage(python.GetLanguage())).Root())
 	return found
 }
 

@@ -2,11 +2,10 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"sort"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/loratune/loratune-fix/finding"
 )
@@ -31,14 +30,15 @@ type guardFailure struct {
 // bindingGuard checks out, the text the edits applied (in before's
 // offsets) made of before, for the fixes chosen, and returns those that
 // fail.
-func bindingGuard(before, out []byte, tree *sitter.Tree, applied []Edit, chosen []*Finding) []guardFailure {
+func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Finding) []guardFailure {
 	q, err := loadQueries()
 	if err != nil {
 		return nil
 	}
 	src := NewSource(out)
-	src.root = tree.RootNode()
-	f := buildFacts(src, tree.RootNode(), q)
+	pt := tree.goTree()
+	src.root = pt.Root()
+	f := buildFacts(src, pt, q)
 	var fails []guardFailure
 	for _, span := range outputSpans(applied) {
 		if span.text == "" {
@@ -91,9 +91,9 @@ func ownsEdit(fx *Fix, e Edit) bool {
 // statement does not come after training; else why not.
 func (f *Facts) checkSpan(from, to int) string {
 	text := f.Src.Text
-	var reads []*sitter.Node
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
+	var reads []*syntree.Node
+	var walk func(n *syntree.Node)
+	walk = func(n *syntree.Node) {
 		if int(n.EndByte()) <= from || int(n.StartByte()) >= to {
 			return
 		}
@@ -106,7 +106,7 @@ func (f *Facts) checkSpan(from, to int) string {
 		case "comment", "string":
 			return
 		}
-		for _, c := range namedChildren(n) {
+		for _, c := range n.NamedChildren() {
 			walk(c)
 		}
 	}
@@ -147,7 +147,7 @@ func (f *Facts) checkSpan(from, to int) string {
 
 // isRead reports an identifier that is read: not a keyword argument's
 // name, an attribute's name, an assignment target or a parameter.
-func isRead(n *sitter.Node) bool {
+func isRead(n *syntree.Node) bool {
 	p := n.Parent()
 	if p == nil {
 		return true
@@ -171,7 +171,7 @@ var idLike = regexp.MustCompile(`(?i)(name_or_path|model_id|model_name|_path|_di
 // wrongKind says what non-object the name n may hold on some path: a
 // string (a literal, or an id spelled like one), or a class; "" when
 // every value it may hold is something else.
-func (f *Facts) wrongKind(n *sitter.Node) string {
+func (f *Facts) wrongKind(n *syntree.Node) string {
 	text := f.Src.Text
 	for _, d := range f.ReachingAt(n).Defs {
 		v := d.Value
@@ -199,14 +199,14 @@ func (f *Facts) wrongKind(n *sitter.Node) string {
 // Trainer's train()) of the scope holding offset that ends before it, when
 // no training of the scope comes after offset; else nil. Lines there
 // change nothing any training sees.
-func (f *Facts) trainingBefore(offset int) *sitter.Node {
+func (f *Facts) trainingBefore(offset int) *syntree.Node {
 	scope := f.module
 	for _, fn := range f.Funcs {
 		if int(fn.start) <= offset && offset < int(fn.end) {
 			scope = fn
 		}
 	}
-	var before *sitter.Node
+	var before *syntree.Node
 	for _, c := range f.Calls {
 		if c.Func != scope || c.Method != "train" || len(realArgs(c.Args)) > 0 || !f.isTrainer(c) {
 			continue
@@ -243,7 +243,7 @@ func (f *Facts) isTrainer(c *Call) bool {
 }
 
 // sharedLoop reports a for/while loop holding both n and offset.
-func sharedLoop(n *sitter.Node, offset int) bool {
+func sharedLoop(n *syntree.Node, offset int) bool {
 	for p := n.Parent(); p != nil; p = p.Parent() {
 		switch p.Type() {
 		case "for_statement", "while_statement":
@@ -272,11 +272,12 @@ func UnsafeReads(text []byte) (map[string]int, error) {
 		return nil, err
 	}
 	src := NewSource(text)
-	src.root = tree.RootNode()
-	f := buildFacts(src, tree.RootNode(), q)
+	pt := goTree(tree)
+	src.root = pt.Root()
+	f := buildFacts(src, pt, q)
 	out := map[string]int{}
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
+	var walk func(n *syntree.Node)
+	walk = func(n *syntree.Node) {
 		switch n.Type() {
 		case "identifier":
 			if !isRead(n) {
@@ -293,7 +294,7 @@ func UnsafeReads(text []byte) (map[string]int, error) {
 		case "comment", "string":
 			return
 		}
-		for _, c := range namedChildren(n) {
+		for _, c := range n.NamedChildren() {
 			walk(c)
 		}
 	}
@@ -306,7 +307,7 @@ func UnsafeReads(text []byte) (map[string]int, error) {
 // ..., tok.add_special_tokens({"pad_token": ...}), or a call of the file's
 // function given tok that does either to its parameter. A pad read before
 // it reads what the script then replaces.
-func (f *Facts) padSetAfter(tok *sitter.Node, offset int) *sitter.Node {
+func (f *Facts) padSetAfter(tok *syntree.Node, offset int) *syntree.Node {
 	text := f.Src.Text
 	name := tok.Content(text)
 	scope := f.scopeOf(tok)

@@ -1,7 +1,7 @@
 package rewrite
 
 import (
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Tree-sitter's Python grammar accepts a statement indented deeper than
@@ -13,9 +13,9 @@ import (
 // misindentedIn reports a block touched by the new text of edits (made
 // text from the text before them) whose statements do not share one
 // indentation.
-func misindentedIn(root *sitter.Node, text []byte, edits []Edit) bool {
+func misindentedIn(root *syntree.Node, text []byte, edits []Edit) bool {
 	for _, sp := range outputSpans(edits) {
-		n := root.NamedDescendantForPointRange(pointOf(text, sp.start), pointOf(text, sp.start+len(sp.text)))
+		n := root.NamedDescendantForByteRange(uint32(sp.start), uint32(sp.start+len(sp.text)))
 		for n != nil && n.Type() != "block" && n.Type() != "module" {
 			n = n.Parent()
 		}
@@ -34,34 +34,28 @@ func parsesAsOutput(text []byte) bool {
 		return false
 	}
 	defer tree.Close()
-	return !tree.RootNode().HasError() && !misindented(tree.RootNode(), text)
+	return !tree.RootNode().HasError() && !misindented(goTree(tree).Root(), text)
 }
 
 // misindented reports any block of the tree whose statements do not share
 // one indentation.
-func misindented(root *sitter.Node, text []byte) bool {
-	c := sitter.NewTreeCursor(root)
-	defer c.Close()
-	for {
-		if n := c.CurrentNode(); (n.Type() == "block" || n.Type() == "module") && !evenlyIndented(n, text) {
+func misindented(n *syntree.Node, text []byte) bool {
+	if (n.Type() == "block" || n.Type() == "module") && !evenlyIndented(n, text) {
+		return true
+	}
+	for _, c := range n.Children() {
+		if misindented(c, text) {
 			return true
 		}
-		if c.GoToFirstChild() {
-			continue
-		}
-		for !c.GoToNextSibling() {
-			if !c.GoToParent() {
-				return false
-			}
-		}
 	}
+	return false
 }
 
 // evenlyIndented reports whether the statements of block that begin their
 // line all begin at the same column (comments may sit anywhere).
-func evenlyIndented(block *sitter.Node, text []byte) bool {
+func evenlyIndented(block *syntree.Node, text []byte) bool {
 	col := -1
-	for _, st := range namedChildren(block) {
+	for _, st := range block.NamedChildren() {
 		if st.Type() == "comment" || !startsLine(text, int(st.StartByte())) {
 			continue
 		}

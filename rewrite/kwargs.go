@@ -1,7 +1,7 @@
 package rewrite
 
 import (
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // kwargs is what a call's **name argument holds, when the dict is built in
@@ -9,7 +9,7 @@ import (
 // name["key"] = v and name.update(...). Entries map a key to its value node,
 // which is where an edit goes ("edit the entry where it is defined").
 type kwargs struct {
-	entries map[string]*sitter.Node
+	entries map[string]*syntree.Node
 	// opaque: a splat whose content cannot be known (a call's result, a
 	// parameter, a dict with **other inside, an update(...) of a variable).
 	opaque bool
@@ -20,8 +20,8 @@ type kwargs struct {
 
 // resolveKwargs reads every **splat of a call's arguments.
 func (f *Facts) resolveKwargs(call *Call) kwargs {
-	kw := kwargs{entries: map[string]*sitter.Node{}, conditional: map[string]bool{}}
-	for _, a := range namedChildren(call.Args) {
+	kw := kwargs{entries: map[string]*syntree.Node{}, conditional: map[string]bool{}}
+	for _, a := range call.Args.NamedChildren() {
 		if a.Type() != "dictionary_splat" {
 			continue
 		}
@@ -40,7 +40,7 @@ func (f *Facts) resolveKwargs(call *Call) kwargs {
 // readDict fills kw from the definition of the dict variable name and its
 // later updates before the call; false when the definition is not a dict
 // built in view.
-func (f *Facts) readDict(splat *sitter.Node, call *Call, kw *kwargs) bool {
+func (f *Facts) readDict(splat *syntree.Node, call *Call, kw *kwargs) bool {
 	text := f.Src.Text
 	name := splat.Content(text)
 	r := f.ReachingAt(splat)
@@ -52,7 +52,7 @@ func (f *Facts) readDict(splat *sitter.Node, call *Call, kw *kwargs) bool {
 		return false
 	}
 	defBlock := Statement(def.Node).Parent()
-	nested := func(n *sitter.Node) bool {
+	nested := func(n *syntree.Node) bool {
 		stmt := Statement(n)
 		return stmt == nil || !stmt.Parent().Equal(defBlock)
 	}
@@ -80,7 +80,7 @@ func (f *Facts) readDict(splat *sitter.Node, call *Call, kw *kwargs) bool {
 				kw.entries[key] = arg.ChildByFieldName("value")
 				kw.conditional[key] = nested(c.Node)
 			default:
-				added := map[string]*sitter.Node{}
+				added := map[string]*syntree.Node{}
 				if !dictEntries(arg, text, added) {
 					return false
 				}
@@ -96,10 +96,10 @@ func (f *Facts) readDict(splat *sitter.Node, call *Call, kw *kwargs) bool {
 
 // dictEntries reads {"k": v, ...} or dict(k=v, ...) into entries; false for
 // anything else, or a dict with **other or a computed key inside.
-func dictEntries(n *sitter.Node, text []byte, entries map[string]*sitter.Node) bool {
+func dictEntries(n *syntree.Node, text []byte, entries map[string]*syntree.Node) bool {
 	switch n.Type() {
 	case "dictionary":
-		for _, p := range namedChildren(n) {
+		for _, p := range n.NamedChildren() {
 			switch p.Type() {
 			case "comment":
 				continue
@@ -132,7 +132,7 @@ func dictEntries(n *sitter.Node, text []byte, entries map[string]*sitter.Node) b
 // Arg is the value given to keyword name: in the call itself or in a
 // **kwargs dict built in view; nil when it is not given (or cannot be
 // known: see Opaque).
-func (l *Load) Arg(name string, text []byte) *sitter.Node {
+func (l *Load) Arg(name string, text []byte) *syntree.Node {
 	if v := KeywordValue(l.Args, name, text); v != nil {
 		return v
 	}

@@ -2,11 +2,10 @@ package rewrite
 
 import (
 	"bytes"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
 	"unicode/utf8"
-
-	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/loratune/loratune-fix/finding"
 )
@@ -180,7 +179,7 @@ var emptyTrailers = regexp.MustCompile(`^(\.[A-Za-z_][A-Za-z_0-9]*\(\)|\(\))*,?$
 
 // layoutOf reads the layout of list (an argument_list or dictionary), or
 // ok=false when it is not one that relaidList may change.
-func layoutOf(src *Source, list *sitter.Node) (callLayout, bool) {
+func layoutOf(src *Source, list *syntree.Node) (callLayout, bool) {
 	var l callLayout
 	if list.Type() != "argument_list" && list.Type() != "dictionary" {
 		return l, false
@@ -249,7 +248,7 @@ func balancedHead(head string) bool {
 // edit is right) or the layout is not one to re-lay: the list on one line
 // when it fits, else (a call) hugged when the items fit on one line, else
 // one item a line with a trailing comma.
-func relaidList(src *Source, list *sitter.Node, l callLayout, items []string) (Edit, bool) {
+func relaidList(src *Source, list *syntree.Node, l callLayout, items []string) (Edit, bool) {
 	limit, unit, eol := src.lineLimit(), src.IndentUnit(), src.EOL
 	closing := string(src.Text[end(list)-1])
 	oneLine := src.Position(end(list)).Line == src.Position(start(list)).Line
@@ -289,7 +288,7 @@ func relaidList(src *Source, list *sitter.Node, l callLayout, items []string) (E
 // list no longer fits on its line, as listAddition does for an added item.
 // Such a fix claims the list, so that other fixes on it wait for the next
 // pass and each lays out the list as it then is.
-func relayGrownList(src *Source, root *sitter.Node, fx *Fix) {
+func relayGrownList(src *Source, root *syntree.Node, fx *Fix) {
 	grows := false
 	for _, e := range fx.Edits {
 		grows = grows || width(e.NewText) > width(string(src.Text[e.Start:e.End]))
@@ -298,11 +297,11 @@ func relayGrownList(src *Source, root *sitter.Node, fx *Fix) {
 		return
 	}
 	// The innermost list that holds an edit (the first edit in one).
-	var list *sitter.Node
+	var list *syntree.Node
 	for _, e := range fx.Edits {
 		for n := root; n != nil && list == nil; {
-			var next *sitter.Node
-			for _, c := range namedChildren(n) {
+			var next *syntree.Node
+			for _, c := range n.NamedChildren() {
 				if start(c) <= e.Start && e.End <= end(c) {
 					next = c
 					break
@@ -338,10 +337,10 @@ func relayGrownList(src *Source, root *sitter.Node, fx *Fix) {
 }
 
 // holdsList reports whether a list below n holds the edit e.
-func holdsList(n *sitter.Node, e Edit) bool {
+func holdsList(n *syntree.Node, e Edit) bool {
 	for n != nil {
-		var next *sitter.Node
-		for _, c := range namedChildren(n) {
+		var next *syntree.Node
+		for _, c := range n.NamedChildren() {
 			if start(c) <= e.Start && e.End <= end(c) {
 				next = c
 				break
@@ -358,7 +357,7 @@ func holdsList(n *sitter.Node, e Edit) bool {
 // relaid is the edit that lays out list again, as black does, once edits
 // inside it are applied, or ok=false when that is not needed or not
 // possible (see relaidLine and relaidList).
-func relaid(src *Source, list *sitter.Node, edits []Edit) (Edit, bool) {
+func relaid(src *Source, list *syntree.Node, edits []Edit) (Edit, bool) {
 	if src.Position(end(list)).Line == src.Position(start(list)).Line {
 		return relaidLine(src, list, edits)
 	}
@@ -388,7 +387,7 @@ func relaid(src *Source, list *sitter.Node, edits []Edit) (Edit, bool) {
 // brackets alone (a comment on it, operators outside the brackets, an
 // item that cannot fit, or a line inside brackets that holds several items:
 // black splits those at their commas first).
-func relaidLine(src *Source, list *sitter.Node, edits []Edit) (Edit, bool) {
+func relaidLine(src *Source, list *syntree.Node, edits []Edit) (Edit, bool) {
 	from := src.LineStart(start(list))
 	to := src.ContentEnd(start(list))
 	if to < end(list) {
@@ -456,7 +455,7 @@ func commentStart(line string) int {
 }
 
 // insideBrackets reports whether n lies in brackets opened before lineStart.
-func insideBrackets(n *sitter.Node, lineStart int) bool {
+func insideBrackets(n *syntree.Node, lineStart int) bool {
 	for p := n.Parent(); p != nil; p = p.Parent() {
 		switch p.Type() {
 		case "argument_list", "dictionary", "list", "tuple", "set", "parenthesized_expression", "subscript",

@@ -2,11 +2,10 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strconv"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // What the libraries do with the keywords the rules add (DOMAIN.md §1, §2,
@@ -81,7 +80,7 @@ func (f *Facts) flashLoad(l *Load) string {
 // (use_flash_attention_2=False) or the dict entry ("use_flash_attention_2":
 // False, in its key's quotes); false when it is set some other way
 // (kw["use_flash_attention_2"] = False).
-func eagerInPlaceOf(old *sitter.Node, text []byte) (Edit, bool) {
+func eagerInPlaceOf(old *syntree.Node, text []byte) (Edit, bool) {
 	item := old.Parent()
 	switch item.Type() {
 	case "keyword_argument":
@@ -99,7 +98,7 @@ func eagerInPlaceOf(old *sitter.Node, text []byte) (Edit, bool) {
 func (f *Facts) fileDtypeKeyword() string {
 	text := f.Src.Text
 	first, kw := -1, ""
-	see := func(n *sitter.Node, name string) {
+	see := func(n *syntree.Node, name string) {
 		if n != nil && (first < 0 || start(n) < first) {
 			first, kw = start(n), name
 		}
@@ -113,7 +112,7 @@ func (f *Facts) fileDtypeKeyword() string {
 		if v == nil {
 			continue
 		}
-		entries := map[string]*sitter.Node{}
+		entries := map[string]*syntree.Node{}
 		if def := f.SoleValue(v); def != nil && dictEntries(def, text, entries) {
 			see(entries["dtype"], "dtype")
 			see(entries["torch_dtype"], "torch_dtype")

@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Load is one model load: Class.from_pretrained(...) or from_config(...).
@@ -21,9 +20,9 @@ type Load struct {
 	// MaybeQuantized: quantized on some paths only (a quantization_config
 	// added to the kwargs dict under an if): a warning, never an edit.
 	MaybeQuantized bool
-	Stmt           *sitter.Node // the statement holding the call
-	Target         string       // what the result is assigned to, "model"
-	ModelID        string       // the literal model id, when known
+	Stmt           *syntree.Node // the statement holding the call
+	Target         string        // what the result is assigned to, "model"
+	ModelID        string        // the literal model id, when known
 	IDKnown        bool
 	kwargs         kwargs
 }
@@ -158,7 +157,7 @@ func preQuantizedID(id string) bool {
 
 // assignedTo is the target of "target = <call>" (the call possibly chained,
 // as in .to(device)), or "".
-func assignedTo(call *sitter.Node, text []byte) string {
+func assignedTo(call *syntree.Node, text []byte) string {
 	n := call
 	for p := n.Parent(); p != nil; p = n.Parent() {
 		switch p.Type() {
@@ -183,7 +182,7 @@ func assignedTo(call *sitter.Node, text []byte) string {
 
 // statementIn returns the statement holding n that sits directly in the
 // body of scope fn (or the module), or nil.
-func (f *Facts) statementIn(n *sitter.Node, fn *Func) *sitter.Node {
+func (f *Facts) statementIn(n *syntree.Node, fn *Func) *syntree.Node {
 	body := f.Root
 	if fn.Node != nil {
 		body = fn.Body
@@ -210,7 +209,7 @@ var auxName = regexp.MustCompile(`(?i)(^|[._])(ref|reference|reward|teacher|embe
 // class (class MyLlama(LlamaForCausalLM): ...).
 func (f *Facts) modelSubclass(class string) bool {
 	text := f.Src.Text
-	for _, n := range namedChildren(f.Root) {
+	for _, n := range f.Root.NamedChildren() {
 		if n.Type() == "decorated_definition" {
 			n = n.ChildByFieldName("definition")
 		}
@@ -221,7 +220,7 @@ func (f *Facts) modelSubclass(class string) bool {
 		if supers == nil {
 			return false
 		}
-		for _, sup := range namedChildren(supers) {
+		for _, sup := range supers.NamedChildren() {
 			base := dottedName(sup, text)
 			base = base[strings.LastIndexByte(base, '.')+1:]
 			if modelClass.MatchString(base) || base != class && f.modelSubclass(base) {

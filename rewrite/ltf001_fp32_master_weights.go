@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
 	"sync/atomic"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var fp32MasterWeights = &Rule{
@@ -165,10 +164,10 @@ func missingDtype(p *Pass, l *Load) {
 // (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32);
 // a dtype decided at run time (argparse, a config, the environment) is a
 // warning.
-func lowDtype(p *Pass, l *Load, kw string, v *sitter.Node) {
+func lowDtype(p *Pass, l *Load, kw string, v *syntree.Node) {
 	f, text := p.Facts, p.Src.Text
 	vals, known := f.Values(v)
-	var low []*sitter.Node
+	var low []*syntree.Node
 	var shown []string
 	for _, val := range vals {
 		switch lowPrecision(f, val) {

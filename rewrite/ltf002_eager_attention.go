@@ -2,8 +2,7 @@ package rewrite
 
 import (
 	"fmt"
-
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 var eagerAttention = &Rule{
@@ -127,7 +126,7 @@ func runEagerAttention(p *Pass) {
 		// The values v holds here: a literal, a name's values on every path,
 		// a conditional on a literal flag (cfg.use_fast_kernels = True).
 		vals, known := p.Facts.Values(v)
-		var sdpa []*sitter.Node
+		var sdpa []*syntree.Node
 		fast := ""
 		for _, val := range vals {
 			switch s, ok := StringValue(val, text); {
@@ -168,7 +167,7 @@ func runEagerAttention(p *Pass) {
 // values sdpa are "sdpa", "eager": a literal in the call is edited where
 // it stands; a name's value is replaced at the use site (the name may
 // serve others).
-func eagerInPlaceOfSDPA(v *sitter.Node, sdpa []*sitter.Node) []Edit {
+func eagerInPlaceOfSDPA(v *syntree.Node, sdpa []*syntree.Node) []Edit {
 	if !within(sdpa[0], v) {
 		return []Edit{{Start: start(v), End: end(v), NewText: `"eager"`}}
 	}
@@ -197,7 +196,7 @@ func noAttnKeyword(tv Version) string {
 // attn_implementation="eager": the old keyword is deprecated, and the two
 // side by side are a ValueError in transformers 4.36-4.5x whenever the old
 // one is True.
-func replaceOldFlashKeyword(p *Pass, old *sitter.Node) {
+func replaceOldFlashKeyword(p *Pass, old *syntree.Node) {
 	fd := Finding{Start: start(old.Parent()), End: end(old.Parent()),
 		Message: `use_flash_attention_2=False leaves the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" in place of the old keyword (O(L^2) memory; --profile lean fences cuDNN instead)`}
 	if e, ok := eagerInPlaceOf(old, p.Src.Text); ok {

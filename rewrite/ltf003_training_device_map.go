@@ -2,8 +2,7 @@ package rewrite
 
 import (
 	"fmt"
-
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 var trainingDeviceMap = &Rule{
@@ -94,7 +93,7 @@ func runTrainingDeviceMap(p *Pass) {
 // downstream places the model (a trainer, accelerator.prepare, .to(...)),
 // a single-device map where nothing does (None would train on the CPU);
 // unsafe where the load shards on purpose or the model outgrows one GPU.
-func deviceMapFix(p *Pass, l *Load, v, lit *sitter.Node, s string) {
+func deviceMapFix(p *Pass, l *Load, v, lit *syntree.Node, s string) {
 	f, text := p.Facts, p.Src.Text
 	model := l.Target
 	if model == "" {
@@ -129,10 +128,10 @@ func deviceMapFix(p *Pass, l *Load, v, lit *sitter.Node, s string) {
 // shardingLiteral finds the sharding literal ("auto") that the device_map
 // variable v holds on some path, when every use of the variable is this
 // load's device_map (so that editing the literal changes nothing else).
-func (f *Facts) shardingLiteral(v *sitter.Node, l *Load) *sitter.Node {
+func (f *Facts) shardingLiteral(v *syntree.Node, l *Load) *syntree.Node {
 	text := f.Src.Text
 	name := v.Content(text)
-	var lit *sitter.Node
+	var lit *syntree.Node
 	vals, _ := f.Values(v)
 	for _, val := range vals {
 		if s, ok := StringValue(val, text); ok && shardingMaps[s] {

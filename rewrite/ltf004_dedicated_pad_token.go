@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var dedicatedPadToken = &Rule{
@@ -144,11 +143,11 @@ var eosLikeTokens = map[string]bool{"<|eot_id|>": true, "<|im_end|>": true, "<|e
 
 // classifyPad reads a pad value, following a name to its literal (pad =
 // "<|eot_id|>"; tok.pad_token = pad). lit is the literal token, if any.
-func (f *Facts) classifyPad(v *sitter.Node, scope *Func, depth int) (padValue, string) {
+func (f *Facts) classifyPad(v *syntree.Node, scope *Func, depth int) (padValue, string) {
 	text := f.Src.Text
 	for v != nil && v.Type() == "parenthesized_expression" {
-		var inner *sitter.Node
-		for _, c := range namedChildren(v) {
+		var inner *syntree.Node
+		for _, c := range v.NamedChildren() {
 			if c.Type() != "comment" {
 				inner = c
 				break
@@ -217,10 +216,10 @@ func hidesEOS(fam padFamily, v padValue, lit string) (bad, ok bool) {
 
 // padStmt is one place the script sets the trained tokenizer's pad.
 type padStmt struct {
-	stmt      *sitter.Node // what to remove: the statement, or its pad guard
-	at        int          // where it runs, in the block's scope (a factory's lines run at its call)
-	removable bool         // in the block's scope: the fix may remove it
-	guarded   bool         // runs unconditionally or under "if tok.pad_token is None"
+	stmt      *syntree.Node // what to remove: the statement, or its pad guard
+	at        int           // where it runs, in the block's scope (a factory's lines run at its call)
+	removable bool          // in the block's scope: the fix may remove it
+	guarded   bool          // runs unconditionally or under "if tok.pad_token is None"
 	bad, ok   bool
 	named     bool // a literal token or an added one: the config does not know it
 }
@@ -267,12 +266,12 @@ func runDedicatedPadToken(p *Pass) {
 		}
 		return
 	}
-	stmtIn := func(n *sitter.Node) *sitter.Node { return f.statementIn(n, scope) }
+	stmtIn := func(n *syntree.Node) *syntree.Node { return f.statementIn(n, scope) }
 	peft := peftPoint(f, scope)
 
 	// Every pad setting of this tokenizer that runs before training.
 	var pads []*padStmt
-	add := func(at *sitter.Node, v *sitter.Node, fn *Func, inScope bool) {
+	add := func(at *syntree.Node, v *syntree.Node, fn *Func, inScope bool) {
 		kind, lit := f.classifyPad(v, fn, 0)
 		ps := &padStmt{stmt: padStatement(Statement(at), text), removable: inScope}
 		if ps.stmt == nil {
@@ -375,7 +374,7 @@ func runDedicatedPadToken(p *Pass) {
 	// line that stays, before training.
 	anchor := stmtIn(load.Stmt)
 	tokTop := stmtIn(tok.Stmt)
-	later := func(n *sitter.Node) {
+	later := func(n *syntree.Node) {
 		if anchor != nil && n != nil && n.StartByte() > anchor.StartByte() {
 			anchor = n
 		}
@@ -415,7 +414,7 @@ func runDedicatedPadToken(p *Pass) {
 	// unbound is the first of names that some path reaches where (the
 	// statement the new lines run before; nil: the end of the block)
 	// without binding: the binding guard.
-	unbound := func(where *sitter.Node, names ...string) string {
+	unbound := func(where *syntree.Node, names ...string) string {
 		for _, name := range names {
 			if where == nil {
 				return name
@@ -498,7 +497,7 @@ func runDedicatedPadToken(p *Pass) {
 	// The last bad line, where it stands after everything the block needs
 	// (and before get_peft_model when the block may resize), is replaced by
 	// the block: the diff then reads as the line's correction.
-	var inPlace *sitter.Node
+	var inPlace *syntree.Node
 	if len(moved) == 0 {
 		for _, b := range bad {
 			if b.removable && !keep(b) && stmtIn(b.stmt) != nil && stmtIn(b.stmt).Equal(b.stmt) && b.stmt.StartByte() > anchor.StartByte() &&
@@ -654,15 +653,15 @@ func runtimePadBlock(tok, model string) []string {
 // padInCall is the pad value a call gives the tokenizer name:
 // name.add_special_tokens({"pad_token": v}), or a helper called with the
 // tokenizer and a pad_token entry (smart_tokenizer_and_embedding_resize).
-func padInCall(c *Call, name string, text []byte) *sitter.Node {
+func padInCall(c *Call, name string, text []byte) *syntree.Node {
 	if c.Method == "add_special_tokens" && c.Object() != name {
 		return nil
 	}
 	if c.Method != "add_special_tokens" && !containsWord([]byte(c.Args.Content(text)), name) {
 		return nil
 	}
-	var found *sitter.Node
-	walkNodes(c.Args, func(n *sitter.Node) bool {
+	var found *syntree.Node
+	walkNodes(c.Args, func(n *syntree.Node) bool {
 		if found != nil {
 			return false
 		}
@@ -686,7 +685,7 @@ func padInCall(c *Call, name string, text []byte) *sitter.Node {
 // padStatement is the statement to remove for a bad pad assignment: the
 // assignment's statement, or a guard "if tok.pad_token is None:" whose only
 // body it is.
-func padStatement(stmt *sitter.Node, text []byte) *sitter.Node {
+func padStatement(stmt *syntree.Node, text []byte) *syntree.Node {
 	if stmt == nil {
 		return nil
 	}
@@ -704,7 +703,7 @@ func padStatement(stmt *sitter.Node, text []byte) *sitter.Node {
 
 // padGuard reports "if tok.pad_token is None:" (or "not tok.pad_token",
 // "tok.pad_token_id is None"): its body sets a pad wherever one is missing.
-func padGuard(n *sitter.Node, text []byte) bool {
+func padGuard(n *syntree.Node, text []byte) bool {
 	if n.Type() != "if_statement" || n.ChildByFieldName("alternative") != nil {
 		return false
 	}
@@ -754,7 +753,7 @@ func stateDictOverride(f *Facts) bool {
 // peftPoint is the statement of scope fn that wraps the model in an
 // adapter (get_peft_model, PeftModel.from_pretrained), or nil. A resize
 // after it is neither trained nor saved with the adapter.
-func peftPoint(f *Facts, fn *Func) *sitter.Node {
+func peftPoint(f *Facts, fn *Func) *syntree.Node {
 	for _, c := range f.Calls {
 		if c.Func == fn && (c.Method == "get_peft_model" || strings.HasSuffix(c.Qual, "PeftModel.from_pretrained")) {
 			return f.statementIn(c.Node, fn)
@@ -765,7 +764,7 @@ func peftPoint(f *Facts, fn *Func) *sitter.Node {
 
 // trainingStart is the statement of scope fn that starts training
 // (trainer.train(), model.train()), or nil.
-func trainingStart(f *Facts, fn *Func) *sitter.Node {
+func trainingStart(f *Facts, fn *Func) *syntree.Node {
 	for _, c := range f.Calls {
 		if c.Func == fn && c.Method == "train" && c.Object() != "" {
 			return f.statementIn(c.Node, fn)
@@ -776,7 +775,7 @@ func trainingStart(f *Facts, fn *Func) *sitter.Node {
 
 // nextStatement is the statement after stmt in its block (comments
 // skipped), or nil.
-func nextStatement(stmt *sitter.Node) *sitter.Node {
+func nextStatement(stmt *syntree.Node) *syntree.Node {
 	n := stmt.NextNamedSibling()
 	for n != nil && n.Type() == "comment" {
 		n = n.NextNamedSibling()
@@ -785,7 +784,7 @@ func nextStatement(stmt *sitter.Node) *sitter.Node {
 }
 
 // indentOf is the indentation of the line stmt starts on.
-func indentOf(src *Source, stmt *sitter.Node) string {
+func indentOf(src *Source, stmt *syntree.Node) string {
 	indent, _ := src.Indent(start(stmt))
 	return indent
 }
@@ -794,7 +793,7 @@ func indentOf(src *Source, stmt *sitter.Node) string {
 // before it, when nothing between them uses it and its arguments are bound
 // before: the pad block then goes right after it. It returns the new
 // anchor and the edits, whose last one is the insertion the block joins.
-func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *sitter.Node, pads []*padStmt) (*sitter.Node, []Edit, bool) {
+func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *syntree.Node, pads []*padStmt) (*syntree.Node, []Edit, bool) {
 	src, text := p.Src, p.Src.Text
 	if tokTop == nil || !tokTop.Equal(tok.Stmt) || tokTop.StartByte() < peft.StartByte() || !anchor.Equal(tokTop) {
 		return nil, nil, false
@@ -852,9 +851,9 @@ func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *
 
 // identifiersIn lists the plain names a node reads (not attribute or
 // keyword names).
-func identifiersIn(n *sitter.Node, text []byte) []string {
+func identifiersIn(n *syntree.Node, text []byte) []string {
 	var out []string
-	walkNodes(n, func(c *sitter.Node) bool {
+	walkNodes(n, func(c *syntree.Node) bool {
 		if c.Type() != "identifier" {
 			return true
 		}

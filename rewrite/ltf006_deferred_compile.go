@@ -2,9 +2,8 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var deferredCompile = &Rule{
@@ -64,7 +63,7 @@ const (
 
 // deferredNote is the comment above a compile that is commented out, with
 // "line" or "lines" as many as unit spans.
-func deferredNote(unit *sitter.Node) string {
+func deferredNote(unit *syntree.Node) string {
 	if unit.StartPoint().Row == unit.EndPoint().Row {
 		return fmt.Sprintf(compileDeferred, "line")
 	}
@@ -184,7 +183,7 @@ func firstTrainer(f *Facts, fn *Func) *Call {
 
 // compileGuard widens a compile statement to an "if" that guards only it,
 // such as if torch.__version__ >= "2" and sys.platform != "win32":
-func compileGuard(stmt *sitter.Node) *sitter.Node {
+func compileGuard(stmt *syntree.Node) *syntree.Node {
 	if guard := soleGuard(stmt); guard != nil {
 		return guard
 	}
@@ -194,7 +193,7 @@ func compileGuard(stmt *sitter.Node) *sitter.Node {
 // disableArgument comments out a keyword argument that stands on its own
 // line, or removes it (with its comma) from an inline argument list; verb
 // says which, for the fix's title.
-func disableArgument(src *Source, args, kw *sitter.Node) (edits []Edit, verb string, ok bool) {
+func disableArgument(src *Source, args, kw *syntree.Node) (edits []Edit, verb string, ok bool) {
 	text := src.Text
 	if _, own := src.Indent(start(kw)); own {
 		rest := strings.TrimSpace(string(text[end(kw):src.LineEnd(end(kw))]))
@@ -239,7 +238,7 @@ func optIn(p *Pass, c *Call) bool {
 	for n := c.Node.Parent(); n != nil && n.Type() != "function_definition" && n.Type() != "module"; n = n.Parent() {
 		// The compile must sit where the condition holds: the body of an
 		// if or elif, or the first part of "a if cond else b".
-		var cond, then *sitter.Node
+		var cond, then *syntree.Node
 		switch n.Type() {
 		case "if_statement", "elif_clause":
 			cond, then = n.ChildByFieldName("condition"), n.ChildByFieldName("consequence")
@@ -263,11 +262,11 @@ func optIn(p *Pass, c *Call) bool {
 // compileFlag finds, in a condition, a name or attribute naming a compile
 // switch (compile, args.compile, use_compile, cfg.torch_compile) that is
 // off by default, and returns it as written; "" when there is none.
-func compileFlag(f *Facts, cond *sitter.Node, fn *Func) string {
+func compileFlag(f *Facts, cond *syntree.Node, fn *Func) string {
 	text := f.Src.Text
 	var found string
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
+	var walk func(n *syntree.Node)
+	walk = func(n *syntree.Node) {
 		if found != "" {
 			return
 		}
@@ -282,7 +281,7 @@ func compileFlag(f *Facts, cond *sitter.Node, fn *Func) string {
 			}
 			return
 		}
-		for _, ci := range namedChildren(n) {
+		for _, ci := range n.NamedChildren() {
 			walk(ci)
 		}
 	}
@@ -293,7 +292,7 @@ func compileFlag(f *Facts, cond *sitter.Node, fn *Func) string {
 // flagOnByDefault reports a flag that is True unless the user says
 // otherwise: assigned True in the file, a parameter defaulting to True, an
 // argparse option or dataclass field with default True.
-func flagOnByDefault(f *Facts, n *sitter.Node, fn *Func) bool {
+func flagOnByDefault(f *Facts, n *syntree.Node, fn *Func) bool {
 	text := f.Src.Text
 	if n.Type() == "identifier" {
 		vals, _ := f.Values(n)

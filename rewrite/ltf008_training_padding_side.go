@@ -2,9 +2,8 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var trainingPaddingSide = &Rule{
@@ -66,7 +65,7 @@ func runTrainingPaddingSide(p *Pass) {
 
 // reportLeft reports padding_side "left" set on tokenizer tok (its name, or
 // "") in scope fn: a fix, or a note where the left side serves generation.
-func reportLeft(p *Pass, v *sitter.Node, fn *Func, tok string) {
+func reportLeft(p *Pass, v *syntree.Node, fn *Func, tok string) {
 	text := p.Src.Text
 	if s, ok := StringValue(v, text); !ok || s != "left" {
 		return
@@ -132,7 +131,7 @@ var onlineTrainers = []string{"GRPO", "PPO", "OnlineDPO", "RLOO", "XPO", "NashMD
 // training in its scope (restoring the setting), or on a tokenizer that an
 // online trainer or a batched generate also uses. shared: the tokenizer
 // pads training batches too (the batched generate case).
-func leftForGeneration(f *Facts, v *sitter.Node, fn *Func, tok string) (why string, shared bool) {
+func leftForGeneration(f *Facts, v *syntree.Node, fn *Func, tok string) (why string, shared bool) {
 	text := f.Src.Text
 	generates := func(fn *Func) bool {
 		for _, c := range f.Calls {

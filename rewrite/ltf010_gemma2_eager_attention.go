@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var gemma2EagerAttention = &Rule{
@@ -175,7 +174,7 @@ func runGemma2Attention(p *Pass) {
 			continue
 		}
 		vals, known := f.Values(v)
-		var sdpa []*sitter.Node
+		var sdpa []*syntree.Node
 		flash := ""
 		for _, val := range vals {
 			switch s, ok := StringValue(val, text); {
@@ -218,7 +217,7 @@ func runGemma2Attention(p *Pass) {
 // attn_implementation="eager" in its place (the two side by side raise
 // ValueError in transformers 4.36-4.5x when the old one is True), where
 // the load is surely Gemma-2 and trained.
-func gemma2OldFlashKeyword(p *Pass, old *sitter.Node, head string, sure bool) {
+func gemma2OldFlashKeyword(p *Pass, old *syntree.Node, head string, sure bool) {
 	text := p.Src.Text
 	fd := Finding{Start: start(old), End: end(old), Severity: SeverityWarning}
 	switch old.Content(text) {

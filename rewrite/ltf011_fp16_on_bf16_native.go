@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var fp16OnBF16Native = &Rule{
@@ -136,7 +135,7 @@ func runFP16OnBF16Native(p *Pass) {
 
 // bf16GuardFix turns fp16=True (kw) into the hardware guard, giving an
 // existing bf16= keyword the other half of it.
-func bf16GuardFix(p *Pass, c *Call, kw *sitter.Node) *Fix {
+func bf16GuardFix(p *Pass, c *Call, kw *syntree.Node) *Fix {
 	guard, edits := p.Facts.torchName("cuda.is_bf16_supported")
 	v := kw.ChildByFieldName("value")
 	if bf := KeywordValue(c.Args, "bf16", p.Src.Text); bf != nil {
@@ -149,7 +148,7 @@ func bf16GuardFix(p *Pass, c *Call, kw *sitter.Node) *Fix {
 }
 
 // asksHardware reports a value that already checks the GPU.
-func asksHardware(v *sitter.Node, text []byte) bool {
+func asksHardware(v *syntree.Node, text []byte) bool {
 	s := v.Content(text)
 	for _, h := range hardwareChecks {
 		if strings.Contains(s, h) {
@@ -161,7 +160,7 @@ func asksHardware(v *sitter.Node, text []byte) bool {
 
 // alwaysFloat16 reports a dtype that is float16 on every path:
 // torch.float16, torch.half (any alias of torch) or "float16".
-func alwaysFloat16(f *Facts, v *sitter.Node) bool {
+func alwaysFloat16(f *Facts, v *syntree.Node) bool {
 	vals, ok := f.Values(v)
 	for _, x := range vals {
 		if s, isStr := StringValue(x, f.Src.Text); isStr {

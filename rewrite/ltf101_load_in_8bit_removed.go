@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var loadIn8bitRemoved = &Rule{
@@ -70,7 +69,7 @@ func runLoadIn8bitRemoved(p *Pass) {
 		if c.Method != "from_pretrained" {
 			continue
 		}
-		var flags []*sitter.Node
+		var flags []*syntree.Node
 		for _, k := range []string{"load_in_8bit", "load_in_4bit"} {
 			if kw := Keyword(c.Args, k, text); kw != nil {
 				flags = append(flags, kw)
@@ -104,7 +103,7 @@ func runLoadIn8bitRemoved(p *Pass) {
 }
 
 // exactQuantRewrite: the one True flag is the whole quantization request.
-func exactQuantRewrite(c *Call, flags []*sitter.Node, text []byte) bool {
+func exactQuantRewrite(c *Call, flags []*syntree.Node, text []byte) bool {
 	if len(flags) != 1 || HasSplat(c.Args) || Keyword(c.Args, "quantization_config", text) != nil {
 		return false
 	}

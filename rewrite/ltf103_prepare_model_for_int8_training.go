@@ -2,9 +2,8 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var prepareModelForInt8Training = &Rule{
@@ -66,7 +65,7 @@ func runPrepareModelForInt8Training(p *Pass) {
 	// The names to rename: in "from peft import ..." statements, and the
 	// callee of every call (unless it goes through an alias).
 	var edits []Edit
-	var first *sitter.Node
+	var first *syntree.Node
 	exact := true
 	for _, n := range importedNames(f, "peft", int8Name) {
 		edits = append(edits, Edit{Start: start(n), End: end(n), NewText: kbitName})

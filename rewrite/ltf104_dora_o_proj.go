@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var doraOProj = &Rule{
@@ -71,14 +70,14 @@ func runDoraOProj(p *Pass) {
 
 // namesOProj: a list naming "o_proj", "all-linear", or a string pattern
 // that mentions o_proj.
-func namesOProj(n *sitter.Node, text []byte) bool {
+func namesOProj(n *syntree.Node, text []byte) bool {
 	if s, ok := StringValue(n, text); ok {
 		return s == "all-linear" || strings.Contains(s, "o_proj")
 	}
 	if n.Type() != "list" && n.Type() != "tuple" && n.Type() != "set" {
 		return false
 	}
-	for _, c := range namedChildren(n) {
+	for _, c := range n.NamedChildren() {
 		if s, ok := StringValue(c, text); ok && (s == "o_proj" || strings.HasSuffix(s, ".o_proj")) {
 			return true
 		}

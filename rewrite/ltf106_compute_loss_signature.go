@@ -2,9 +2,8 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var computeLossSignature = &Rule{
@@ -86,7 +85,7 @@ func runComputeLossSignature(p *Pass) {
 
 // fnDirectlyIn reports a function definition (decorated or not) that is a
 // statement of body.
-func fnDirectlyIn(def, body *sitter.Node) bool {
+func fnDirectlyIn(def, body *syntree.Node) bool {
 	stmt := def
 	if p := def.Parent(); p != nil && p.Type() == "decorated_definition" {
 		stmt = p
@@ -96,8 +95,8 @@ func fnDirectlyIn(def, body *sitter.Node) bool {
 }
 
 // hasKwargsParam reports a **kwargs parameter.
-func hasKwargsParam(params *sitter.Node) bool {
-	for _, prm := range namedChildren(params) {
+func hasKwargsParam(params *syntree.Node) bool {
+	for _, prm := range params.NamedChildren() {
 		if prm.Type() == "dictionary_splat_pattern" {
 			return true
 		}
@@ -107,7 +106,7 @@ func hasKwargsParam(params *sitter.Node) bool {
 
 // trainerBase names the transformers or TRL Trainer a class derives from,
 // directly or through classes of this file ("" when none).
-func (f *Facts) trainerBase(cls *sitter.Node, depth int) string {
+func (f *Facts) trainerBase(cls *syntree.Node, depth int) string {
 	text := f.Src.Text
 	supers := cls.ChildByFieldName("superclasses")
 	if supers == nil || depth > 8 {
@@ -125,7 +124,7 @@ func (f *Facts) trainerBase(cls *sitter.Node, depth int) string {
 		if strings.Contains(name, ".") {
 			continue
 		}
-		for _, n := range namedChildren(f.Root) {
+		for _, n := range f.Root.NamedChildren() {
 			if n.Type() == "decorated_definition" {
 				n = n.ChildByFieldName("definition")
 			}

@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // The trained model, by data flow. A load is trained when its value
@@ -26,9 +25,9 @@ import (
 
 // sink is one place a load's value reaches.
 type sink struct {
-	use Use          // Training, NotTraining (inference, merge, export, frozen), Shared, Unseen
-	why string       // for messages: "passed to get_peft_model at line 12"
-	at  *sitter.Node // the call that consumes the value (nil for a return)
+	use Use           // Training, NotTraining (inference, merge, export, frozen), Shared, Unseen
+	why string        // for messages: "passed to get_peft_model at line 12"
+	at  *syntree.Node // the call that consumes the value (nil for a return)
 }
 
 // verdict decides a load's Use from the sinks its value reaches: any
@@ -66,7 +65,7 @@ type traceKey struct {
 const maxTraceDepth = 6
 
 // traceLoad follows the value of a load call to the sinks it reaches.
-func (f *Facts) traceLoad(call *sitter.Node) []sink {
+func (f *Facts) traceLoad(call *syntree.Node) []sink {
 	t := &tracer{f: f, seen: map[traceKey]bool{}}
 	index := -1
 	if p := call.Parent(); p != nil && p.Type() == "assignment" {
@@ -78,9 +77,9 @@ func (f *Facts) traceLoad(call *sitter.Node) []sink {
 	return t.sinks
 }
 
-func (t *tracer) line(n *sitter.Node) int { return t.f.Src.Position(start(n)).Line }
+func (t *tracer) line(n *syntree.Node) int { return t.f.Src.Position(start(n)).Line }
 
-func (t *tracer) hit(use Use, n *sitter.Node, format string, args ...any) {
+func (t *tracer) hit(use Use, n *syntree.Node, format string, args ...any) {
 	t.sinks = append(t.sinks, sink{use: use, why: fmt.Sprintf(format, args...) + fmt.Sprintf(" at line %d", t.line(n)), at: n})
 }
 
@@ -88,7 +87,7 @@ func (t *tracer) hit(use Use, n *sitter.Node, format string, args ...any) {
 // of it (a tuple), or its entry tag (a dict of keyword arguments). rets are
 // the calls of the file's functions the trace went into, innermost last: a
 // return goes back to the last one.
-func (t *tracer) from(n *sitter.Node, index int, tag string, rets []*sitter.Node) {
+func (t *tracer) from(n *syntree.Node, index int, tag string, rets []*syntree.Node) {
 	k := traceKey{n.StartByte(), n.EndByte(), index, tag}
 	if t.seen[k] || t.depth > maxTraceDepth {
 		return
@@ -198,7 +197,7 @@ func (t *tracer) from(n *sitter.Node, index int, tag string, rets []*sitter.Node
 
 // bound follows a value assigned to target: to every read the binding
 // reaches.
-func (t *tracer) bound(target, value *sitter.Node, index int, tag string, rets []*sitter.Node) {
+func (t *tracer) bound(target, value *syntree.Node, index int, tag string, rets []*syntree.Node) {
 	text := t.f.Src.Text
 	switch target.Type() {
 	case "pattern_list", "tuple_pattern", "list_pattern":
@@ -228,9 +227,9 @@ func (t *tracer) bound(target, value *sitter.Node, index int, tag string, rets [
 }
 
 // laterReads are the reads of the name obj in its scope after stmt.
-func (t *tracer) laterReads(obj, stmt *sitter.Node) []*sitter.Node {
+func (t *tracer) laterReads(obj, stmt *syntree.Node) []*syntree.Node {
 	key := compact(obj.Content(t.f.Src.Text))
-	var out []*sitter.Node
+	var out []*syntree.Node
 	for _, r := range t.f.flow(t.f.scopeOf(obj), key).readNodes {
 		if r.StartByte() >= stmt.EndByte() {
 			out = append(out, r)
@@ -242,9 +241,9 @@ func (t *tracer) laterReads(obj, stmt *sitter.Node) []*sitter.Node {
 // readsOf are the reads of key that the binding made by stmt reaches: in
 // its scope, in functions that read it from outside, and for self.x in the
 // other methods of the class.
-func (f *Facts) readsOf(key string, stmt *sitter.Node) []*sitter.Node {
+func (f *Facts) readsOf(key string, stmt *syntree.Node) []*syntree.Node {
 	fn := f.scopeOf(stmt)
-	var out []*sitter.Node
+	var out []*syntree.Node
 	binds := func(defs []*Def) bool {
 		for _, d := range defs {
 			if d.Stmt != nil && d.Stmt.Equal(stmt) {
@@ -278,7 +277,7 @@ func (f *Facts) readsOf(key string, stmt *sitter.Node) []*sitter.Node {
 
 // returned follows a value returned by a function: to the call it was
 // entered from, or to every call of the function in the file.
-func (t *tracer) returned(ret *sitter.Node, index int, tag string, rets []*sitter.Node) {
+func (t *tracer) returned(ret *syntree.Node, index int, tag string, rets []*syntree.Node) {
 	if k := len(rets); k > 0 {
 		t.from(rets[k-1], index, tag, rets[:k-1])
 		return
@@ -334,7 +333,7 @@ var passThrough = map[string]bool{"to": true, "cuda": true, "cpu": true, "float"
 var optimizerName = regexp.MustCompile(`(^|\.)(\w*Adam\w*|SGD|Adafactor|Lion\w*|RMSprop|Adagrad|\w*Optimizer|\w*[Oo]ptim\w*)$`)
 
 // method follows model.m(...).
-func (t *tracer) method(attr *sitter.Node, rets []*sitter.Node) {
+func (t *tracer) method(attr *syntree.Node, rets []*syntree.Node) {
 	text := t.f.Src.Text
 	name := attr.ChildByFieldName("attribute").Content(text)
 	call := attr.Parent()
@@ -378,10 +377,10 @@ func (t *tracer) method(attr *sitter.Node, rets []*sitter.Node) {
 
 // called: model(...) trains when its scope calls backward(), outside a
 // torch.no_grad() or torch.inference_mode() block.
-func (t *tracer) called(call *sitter.Node) {
+func (t *tracer) called(call *syntree.Node) {
 	text := t.f.Src.Text
 	for w := enclosing(call, "with_statement"); w != nil; w = enclosing(w, "with_statement") {
-		for _, c := range namedChildren(w) {
+		for _, c := range w.NamedChildren() {
 			if c.Type() == "with_clause" {
 				if s := c.Content(text); strings.Contains(s, "no_grad") || strings.Contains(s, "inference_mode") {
 					return
@@ -403,7 +402,7 @@ var trainerSide = map[string]bool{"ref_model": true, "reward_model": true, "teac
 	"reward_funcs": true, "judge": true, "peft_ref_model": true, "reward_processing_classes": true}
 
 // argument follows a value passed to call: positional pos (or keyword kw).
-func (t *tracer) argument(call *sitter.Node, pos int, kw string, index int, rets []*sitter.Node) {
+func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, rets []*syntree.Node) {
 	text := t.f.Src.Text
 	c := t.f.callAt(call)
 	if c == nil {
@@ -464,7 +463,7 @@ func (t *tracer) argument(call *sitter.Node, pos int, kw string, index int, rets
 
 // into follows an argument into a function of the file: the reads of its
 // parameter; a return goes back to call.
-func (t *tracer) into(fn *Func, call *sitter.Node, pos int, kw string, rets []*sitter.Node) {
+func (t *tracer) into(fn *Func, call *syntree.Node, pos int, kw string, rets []*syntree.Node) {
 	text := t.f.Src.Text
 	params := namedNoComments(fn.Node.ChildByFieldName("parameters"))
 	if enclosing(fn.Node, "class_definition") != nil && len(params) > 0 {
@@ -495,7 +494,7 @@ func (t *tracer) into(fn *Func, call *sitter.Node, pos int, kw string, rets []*s
 	for _, r := range t.f.flow(fn, name).readNodes {
 		for _, d := range t.f.ReachingAt(r).Defs {
 			if d.Kind == DefParam {
-				t.from(r, -1, "", append(append([]*sitter.Node(nil), rets...), call))
+				t.from(r, -1, "", append(append([]*syntree.Node(nil), rets...), call))
 				break
 			}
 		}
@@ -504,12 +503,12 @@ func (t *tracer) into(fn *Func, call *sitter.Node, pos int, kw string, rets []*s
 
 // rebindsSame reports "x = f(x, ...)": the result of a call given x
 // (positional pos or keyword kw) is assigned back to x.
-func rebindsSame(call *sitter.Node, pos int, kw string, text []byte) bool {
+func rebindsSame(call *syntree.Node, pos int, kw string, text []byte) bool {
 	p := call.Parent()
 	if p == nil || p.Type() != "assignment" || !p.ChildByFieldName("right").Equal(call) {
 		return false
 	}
-	var arg *sitter.Node
+	var arg *syntree.Node
 	if kw != "" {
 		arg = KeywordValue(call.ChildByFieldName("arguments"), kw, text)
 	} else if args := realArgs(call.ChildByFieldName("arguments")); pos < len(args) {
@@ -520,13 +519,13 @@ func rebindsSame(call *sitter.Node, pos int, kw string, text []byte) bool {
 
 // resultUsed reports a call whose result is kept: assigned, passed on,
 // returned.
-func resultUsed(call *sitter.Node) bool {
+func resultUsed(call *syntree.Node) bool {
 	p := call.Parent()
 	return p != nil && p.Type() != "expression_statement"
 }
 
 // callAt is the Call of a call node.
-func (f *Facts) callAt(n *sitter.Node) *Call {
+func (f *Facts) callAt(n *syntree.Node) *Call {
 	for _, c := range f.Calls {
 		if c.Node.StartByte() == n.StartByte() && c.Node.EndByte() == n.EndByte() {
 			return c
@@ -645,7 +644,7 @@ func (f *Facts) sameModelID(l *Load, tok *Assign) bool {
 
 // firstArg is the first positional argument of an argument list, or the
 // keyword kw.
-func firstArg(args *sitter.Node, kw string, text []byte) *sitter.Node {
+func firstArg(args *syntree.Node, kw string, text []byte) *syntree.Node {
 	if args == nil {
 		return nil
 	}

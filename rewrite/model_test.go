@@ -1,10 +1,9 @@
 package rewrite
 
 import (
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
 	"testing"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // fileOf parses src and builds its File, for tests of the program model.
@@ -20,8 +19,8 @@ func fileOf(t *testing.T, src string) *Facts {
 		t.Fatal(err)
 	}
 	s := NewSource([]byte(src))
-	s.root = tree.RootNode()
-	return buildFacts(s, tree.RootNode(), q)
+	s.root = goTree(tree).Root()
+	return buildFacts(s, goTree(tree), q)
 }
 
 const modelHead = "from transformers import AutoModelForCausalLM as AM, AutoTokenizer, Trainer, pipeline\nfrom peft import get_peft_model, PeftModel, LoraConfig\nfrom trl import DPOTrainer\nimport torch\n"
@@ -208,8 +207,8 @@ func TestMaybeUnbound(t *testing.T) {
 			f := fileOf(t, c.src)
 			var read Reach
 			found := false
-			var walk func(n *sitter.Node)
-			walk = func(n *sitter.Node) {
+			var walk func(n *syntree.Node)
+			walk = func(n *syntree.Node) {
 				if n.Type() == "attribute" && n.Content(f.Src.Text) == "m.x" {
 					read = f.ReachingAt(n.ChildByFieldName("object"))
 					found = true

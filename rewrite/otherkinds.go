@@ -2,8 +2,7 @@ package rewrite
 
 import (
 	"bytes"
-
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // What the engine offers to the readers of other file kinds (launch
@@ -14,7 +13,7 @@ import (
 // "# noqa: ..." comment on their first line, or by "# loratune-fix:
 // skip-file": in any grammar whose comments start with '#' and whose
 // comment nodes are named "comment" (YAML, bash, Python).
-func Suppress(src *Source, root *sitter.Node, findings []Finding) []Finding {
+func Suppress(src *Source, root *syntree.Node, findings []Finding) []Finding {
 	return suppress(src, root, findings)
 }
 
@@ -78,12 +77,12 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 	}
 	defer tree.Close()
 	src := NewSource(text)
-	root := tree.RootNode()
-	src.root = root
-	if se := firstSyntaxError(root, src); se != nil {
+	pt := goTree(tree)
+	src.root = pt.Root()
+	if se := firstSyntaxError(pt.Root(), src); se != nil {
 		return nil, se
 	}
-	f := buildFacts(src, root, q)
+	f := buildFacts(src, pt, q)
 	sf := &ScriptFacts{Trains: f.HasTraining()}
 	for _, c := range f.Calls {
 		switch c.Method {
@@ -96,7 +95,7 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 		if v == nil {
 			return nil
 		}
-		vals := []*sitter.Node{v}
+		vals := []*syntree.Node{v}
 		if v.Type() == "identifier" {
 			vals = nil
 			for _, d := range f.ReachingAt(v).Defs {
@@ -145,7 +144,7 @@ func (f *Facts) optionAccepts(attr, value string) bool {
 	if choices == nil {
 		return true
 	}
-	for _, c := range namedChildren(choices) {
+	for _, c := range choices.NamedChildren() {
 		if s, ok := StringValue(c, f.Src.Text); ok && s == value {
 			return true
 		}
@@ -207,8 +206,8 @@ func (f *Facts) unquantizedPath(l *Load) bool {
 		vals, ok := f.Values(v)
 		if v.Type() == "conditional_expression" {
 			// X if opt else None: both branches are values.
-			kids := namedChildren(v)
-			vals, ok = []*sitter.Node{kids[0], kids[len(kids)-1]}, true
+			kids := v.NamedChildren()
+			vals, ok = []*syntree.Node{kids[0], kids[len(kids)-1]}, true
 		}
 		if !ok {
 			return false

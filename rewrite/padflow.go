@@ -1,10 +1,9 @@
 package rewrite
 
 import (
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // The little flow LTF004 needs, kept in one file so that the program
@@ -13,9 +12,9 @@ import (
 
 // padTokenizer is the tokenizer of the trained model.
 type padTokenizer struct {
-	Name string       // the name it is bound to, "tokenizer"
-	Stmt *sitter.Node // the statement that binds it
-	Call *sitter.Node // the from_pretrained call (in a factory: the factory's call)
+	Name string        // the name it is bound to, "tokenizer"
+	Stmt *syntree.Node // the statement that binds it
+	Call *syntree.Node // the from_pretrained call (in a factory: the factory's call)
 	// Factory: the same-file function that builds and returns it
 	// (def load_tokenizer(): ...; return tok), or nil.
 	Factory *Func
@@ -26,7 +25,7 @@ type padTokenizer struct {
 var tokenizerAuxName = regexp.MustCompile(`(?i)(^|[._])(ref|reference|reward|teacher|embed\w*|judge|retriever|encoder)_?(tok|tokenizer)$`)
 
 // isTokenizerLoad reports X.from_pretrained(...) with a tokenizer class.
-func isTokenizerLoad(n *sitter.Node, text []byte) bool {
+func isTokenizerLoad(n *syntree.Node, text []byte) bool {
 	if n == nil || n.Type() != "call" {
 		return false
 	}
@@ -47,7 +46,7 @@ func (f *Facts) tokenizerFactories() map[string]padTokenizer {
 	}
 	for fn, a := range inner {
 		returned := false
-		walkNodes(fn.Body, func(n *sitter.Node) bool {
+		walkNodes(fn.Body, func(n *syntree.Node) bool {
 			if n.Type() == "function_definition" || n.Type() == "class_definition" {
 				return false
 			}
@@ -65,11 +64,11 @@ func (f *Facts) tokenizerFactories() map[string]padTokenizer {
 
 // walkNodes visits n and its named descendants, pre-order; visit returns
 // false to skip a node's children.
-func walkNodes(n *sitter.Node, visit func(*sitter.Node) bool) {
+func walkNodes(n *syntree.Node, visit func(*syntree.Node) bool) {
 	if n == nil || !visit(n) {
 		return
 	}
-	for _, c := range namedChildren(n) {
+	for _, c := range n.NamedChildren() {
 		walkNodes(c, visit)
 	}
 }
@@ -82,9 +81,9 @@ func walkNodes(n *sitter.Node, visit func(*sitter.Node) bool) {
 // file (tokenizer = load_tokenizer(...)), created before training in the
 // load's scope or at module level. reason says why none was chosen where
 // several were possible.
-func (f *Facts) trainedTokenizer(load *Load, before *sitter.Node) (*padTokenizer, string) {
+func (f *Facts) trainedTokenizer(load *Load, before *syntree.Node) (*padTokenizer, string) {
 	text := f.Src.Text
-	late := func(n *sitter.Node) bool {
+	late := func(n *syntree.Node) bool {
 		return before != nil && f.scopeOf(n) == load.Func && n.StartByte() >= before.StartByte()
 	}
 	a, why := f.TokenizerFor(load)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"io/fs"
 	"strings"
 	"sync"
@@ -16,12 +17,12 @@ import (
 )
 
 // compiled holds the embedded queries, compiled once per process into one
-// query, so that one cursor walk over the tree serves them all (a walk
-// costs about as much per query as the query's matching). Each pattern
+// query, so that one pass over the tree serves them all. Each pattern
 // keeps the name of the file it came from. A compiled query is read-only
-// and shared by every worker; cursors are per call.
+// and shared by every worker. The matching runs in Go, on the tree's Go
+// copy (package syntree).
 type compiled struct {
-	all     *sitter.Query
+	all     *syntree.Query
 	file    []int          // pattern index -> index in queryFiles
 	capture map[string]int // capture name -> id
 }
@@ -37,7 +38,6 @@ var (
 
 func loadQueries() (*compiled, error) {
 	compileOnce.Do(func() {
-		lang := python.GetLanguage()
 		c := &compiled{}
 		var all []byte
 		for i, name := range queryFiles {
@@ -48,28 +48,49 @@ func loadQueries() (*compiled, error) {
 			}
 			// Compiled alone first: an error names its file, and the
 			// pattern count maps the patterns back to it.
-			q, err := sitter.NewQuery(text, lang)
+			q, err := syntree.NewQuery(string(text))
 			if err != nil {
 				compileErr = fmt.Errorf("queries/%s: %w", name, err)
 				return
 			}
-			for k := uint32(0); k < q.PatternCount(); k++ {
+			for k := 0; k < q.PatternCount(); k++ {
 				c.file = append(c.file, i)
 			}
-			q.Close()
 			all = append(append(all, text...), '\n')
 		}
-		if c.all, compileErr = sitter.NewQuery(all, lang); compileErr != nil {
+		if c.all, compileErr = syntree.NewQuery(string(all)); compileErr != nil {
 			return
 		}
 		c.capture = map[string]int{}
-		for id := uint32(0); id < c.all.CaptureCount(); id++ {
-			c.capture[c.all.CaptureNameForId(id)] = int(id)
+		for id := 0; id < c.all.CaptureCount(); id++ {
+			c.capture[c.all.CaptureName(id)] = id
 		}
 		compiledQ = c
 	})
 	return compiledQ, compileErr
 }
+
+// pythonNames are the Python grammar's names, for goTree.
+var pythonNames = syntree.NewLanguage(python.GetLanguage())
+
+// goTree is the Go copy of a parse, which the analyses read.
+func goTree(ts *sitter.Tree) *syntree.Tree { return syntree.New(ts, pythonNames) }
+
+// parsed is one parse of a text: tree-sitter's tree, which the parse of
+// an edited text reuses, and its Go copy, made once, on first use.
+type parsed struct {
+	ts *sitter.Tree
+	gt *syntree.Tree
+}
+
+func (p *parsed) goTree() *syntree.Tree {
+	if p.gt == nil {
+		p.gt = goTree(p.ts)
+	}
+	return p.gt
+}
+
+func (p *parsed) Close() { p.ts.Close() }
 
 // parserPool hands each goroutine its own parser: parsers are not safe for
 // concurrent use, but one can be reused for many files.
@@ -126,13 +147,13 @@ func (e *SyntaxError) Error() string {
 }
 
 // firstSyntaxError finds the first ERROR or MISSING node, or nil.
-func firstSyntaxError(root *sitter.Node, src *Source) *SyntaxError {
+func firstSyntaxError(root *syntree.Node, src *Source) *SyntaxError {
 	if !root.HasError() {
 		return nil
 	}
 	var found *SyntaxError
-	var walk func(n *sitter.Node) bool
-	walk = func(n *sitter.Node) bool {
+	var walk func(n *syntree.Node) bool
+	walk = func(n *syntree.Node) bool {
 		if n.IsError() || n.IsMissing() {
 			found = &SyntaxError{Pos: src.Position(int(n.StartByte()))}
 			if n.IsMissing() {
@@ -140,7 +161,7 @@ func firstSyntaxError(root *sitter.Node, src *Source) *SyntaxError {
 			}
 			return true
 		}
-		for _, c := range children(n) {
+		for _, c := range n.Children() {
 			if c.HasError() || c.IsMissing() {
 				if walk(c) {
 					return true
@@ -174,15 +195,15 @@ func firstSyntaxError(root *sitter.Node, src *Source) *SyntaxError {
 
 // firstErrorSpansLines reports whether the first ERROR node of the tree
 // runs over more than one line.
-func firstErrorSpansLines(root *sitter.Node) bool {
-	var first *sitter.Node
-	var walk func(n *sitter.Node) bool
-	walk = func(n *sitter.Node) bool {
+func firstErrorSpansLines(root *syntree.Node) bool {
+	var first *syntree.Node
+	var walk func(n *syntree.Node) bool
+	walk = func(n *syntree.Node) bool {
 		if n.IsError() {
 			first = n
 			return true
 		}
-		for _, c := range children(n) {
+		for _, c := range n.Children() {
 			if c.HasError() && walk(c) {
 				return true
 			}
@@ -268,24 +289,23 @@ var ErrTooDeep = fmt.Errorf("nested more than %d levels deep; not processed", ma
 // repeats takes a token), so subtrees too small to reach the limit from
 // where they stand are not entered: on a normal file the walk sees the
 // few big nodes and their children only.
-func tooDeep(root *sitter.Node) bool {
-	c := sitter.NewTreeCursor(root)
-	defer c.Close()
+func tooDeep(root *syntree.Node) bool {
 	depth := 0
-	for {
-		n := c.CurrentNode()
-		if 4*int(n.EndByte()-n.StartByte())+8 > maxDepth-depth && c.GoToFirstChild() {
+	for n := root; ; {
+		if kids := n.Children(); len(kids) > 0 && 4*int(n.EndByte()-n.StartByte())+8 > maxDepth-depth {
 			if depth++; depth > maxDepth {
 				return true
 			}
+			n = kids[0]
 			continue
 		}
-		for !c.GoToNextSibling() {
-			if !c.GoToParent() {
+		for n.NextSibling() == nil {
+			if n = n.Parent(); n == nil {
 				return false
 			}
 			depth--
 		}
+		n = n.NextSibling()
 	}
 }
 
@@ -297,7 +317,10 @@ func Parses(text []byte) error {
 		return err
 	}
 	defer tree.Close()
-	if se := firstSyntaxError(tree.RootNode(), NewSource(text)); se != nil {
+	if !tree.RootNode().HasError() {
+		return nil
+	}
+	if se := firstSyntaxError(goTree(tree).Root(), NewSource(text)); se != nil {
 		return se
 	}
 	return nil

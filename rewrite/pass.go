@@ -3,15 +3,13 @@ package rewrite
 import (
 	"context"
 	"fmt"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // runOnce refuses a syntax error and runs every rule over text. tree is
 // the parse of text, or nil to parse it here. It returns the tree it used,
 // for the caller to close; on an error it closes the tree itself. ctx is
 // looked at before each rule (see stopped).
-func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *sitter.Tree) (_ []Finding, _ *sitter.Tree, err error) {
+func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *parsed) (_ []Finding, _ *parsed, err error) {
 	q, err := loadQueries()
 	if err != nil {
 		if tree != nil {
@@ -24,9 +22,11 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *si
 		if err := stopped(ctx); err != nil {
 			return nil, nil, err
 		}
-		if tree, err = parse(text, parseLimit(ctx)); err != nil {
+		ts, err := parse(text, parseLimit(ctx))
+		if err != nil {
 			return nil, nil, err
 		}
+		tree = &parsed{ts: ts}
 	}
 	defer func() {
 		if err != nil {
@@ -35,7 +35,13 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *si
 	}()
 	src := NewSource(text)
 	src.LineLength = e.opts.LineLength
-	root := tree.RootNode()
+	if tree.ts.RootNode().HasError() {
+		if se := firstSyntaxError(tree.goTree().Root(), src); se != nil {
+			return nil, nil, se
+		}
+	}
+	pt := tree.goTree()
+	root := pt.Root()
 	src.root = root
 	if se := firstSyntaxError(root, src); se != nil {
 		return nil, nil, se
@@ -45,7 +51,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *si
 	if parsedHere && tooDeep(root) {
 		return nil, nil, ErrTooDeep
 	}
-	file := buildFacts(src, root, q)
+	file := buildFacts(src, pt, q)
 	var findings []Finding
 	pass := &Pass{Src: src, Facts: file, Versions: e.opts.Target.Merge(withVendored(file, vs)), rules: e.rules, findings: &findings}
 	for _, r := range e.rules {

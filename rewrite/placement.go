@@ -1,7 +1,7 @@
 package rewrite
 
 import (
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Where inserted lines go, so that they run on the paths that need them,
@@ -18,7 +18,7 @@ import (
 // bindingOf is the statement that binds load l's target, inside whatever
 // branch holds it: the load's own statement when it assigns the target
 // (model = AutoModel...from_pretrained(...)), else nil.
-func (f *Facts) bindingOf(l *Load) *sitter.Node {
+func (f *Facts) bindingOf(l *Load) *syntree.Node {
 	if l.Target == "" {
 		return nil
 	}
@@ -66,13 +66,13 @@ func (f *Facts) InsertBeforeTraining(l *Load, lines []string) (Edit, bool) {
 // AfterTraining reports whether n lies after a training call
 // (trainer.train()) of its scope that runs before it: a line there
 // changes nothing the training sees.
-func (f *Facts) AfterTraining(n *sitter.Node) bool {
+func (f *Facts) AfterTraining(n *syntree.Node) bool {
 	return f.trainingBefore(start(n)) != nil
 }
 
 // insertBefore inserts lines before the statement stmt, at its
 // indentation.
-func insertBefore(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
+func insertBefore(src *Source, stmt *syntree.Node, lines []string) (Edit, bool) {
 	indent, ok := standsAlone(src, stmt)
 	if !ok {
 		return Edit{}, false

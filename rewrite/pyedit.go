@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"slices"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Helpers that turn an intention ("add this keyword", "insert these lines
@@ -13,13 +12,13 @@ import (
 // Each returns ok=false when the layout is one it cannot edit safely; the
 // rule then reports without a fix.
 
-func start(n *sitter.Node) int { return int(n.StartByte()) }
-func end(n *sitter.Node) int   { return int(n.EndByte()) }
+func start(n *syntree.Node) int { return int(n.StartByte()) }
+func end(n *syntree.Node) int   { return int(n.EndByte()) }
 
 // realArgs are the arguments of an argument_list, comments left out.
-func realArgs(args *sitter.Node) []*sitter.Node {
-	var out []*sitter.Node
-	for _, a := range namedChildren(args) {
+func realArgs(args *syntree.Node) []*syntree.Node {
+	var out []*syntree.Node
+	for _, a := range args.NamedChildren() {
 		if a.Type() != "comment" {
 			out = append(out, a)
 		}
@@ -29,7 +28,7 @@ func realArgs(args *sitter.Node) []*sitter.Node {
 
 // addKeyword is the fix that appends name=value to a call's arguments in
 // the call's style (see listAddition).
-func addKeyword(src *Source, args *sitter.Node, message, name, value string) *Fix {
+func addKeyword(src *Source, args *syntree.Node, message, name, value string) *Fix {
 	return addingFix(message, listAddition(src, args, name+"="+value))
 }
 
@@ -54,7 +53,7 @@ func (a *listAdd) Key() string { return a.key }
 // listAddition lays out item added to the list args in the list's style:
 // inline (", item" after the last item), or one item a line (with or
 // without a trailing comma).
-func listAddition(src *Source, args *sitter.Node, item string) *listAdd {
+func listAddition(src *Source, args *syntree.Node, item string) *listAdd {
 	// The key: what stands before the first "=" (a keyword) or ":" (a
 	// dict entry).
 	key := strings.TrimSpace(item[:strings.IndexAny(item+"=", "=:")])
@@ -117,8 +116,8 @@ func addingFix(message string, add *listAdd, more ...Edit) *Fix {
 
 // commaAfter is the "," token after n inside args (comments skipped), or
 // nil.
-func commaAfter(args, n *sitter.Node) *sitter.Node {
-	for _, c := range children(args) {
+func commaAfter(args, n *syntree.Node) *syntree.Node {
+	for _, c := range args.Children() {
 		if c.StartByte() >= n.EndByte() && c.Type() == "," {
 			return c
 		}
@@ -130,11 +129,11 @@ func commaAfter(args, n *sitter.Node) *sitter.Node {
 }
 
 // argsClaim is the Fix.Claim of a fix that adds to an argument list.
-func argsClaim(args *sitter.Node) string { return fmt.Sprintf("args@%d", args.StartByte()) }
+func argsClaim(args *syntree.Node) string { return fmt.Sprintf("args@%d", args.StartByte()) }
 
 // standsAlone reports whether stmt is the only statement on its lines: only
 // indentation before it and nothing but a comment after it.
-func standsAlone(src *Source, stmt *sitter.Node) (indent string, ok bool) {
+func standsAlone(src *Source, stmt *syntree.Node) (indent string, ok bool) {
 	indent, own := src.Indent(start(stmt))
 	if !own {
 		return "", false
@@ -163,7 +162,7 @@ func template(src *Source, base string, lines []string) string {
 }
 
 // insertAfter inserts lines after the statement stmt, at its indentation.
-func insertAfter(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
+func insertAfter(src *Source, stmt *syntree.Node, lines []string) (Edit, bool) {
 	indent, ok := standsAlone(src, stmt)
 	if !ok {
 		return Edit{}, false
@@ -179,13 +178,13 @@ func insertAfter(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
 
 // soleStatement reports whether stmt is the only statement of its block, so
 // that removing it needs a "pass" in its place.
-func soleStatement(stmt *sitter.Node) bool {
+func soleStatement(stmt *syntree.Node) bool {
 	p := stmt.Parent()
 	if p == nil || p.Type() != "block" {
 		return false
 	}
 	n := 0
-	for _, c := range namedChildren(p) {
+	for _, c := range p.NamedChildren() {
 		if c.Type() != "comment" {
 			n++
 		}
@@ -195,7 +194,7 @@ func soleStatement(stmt *sitter.Node) bool {
 
 // soleGuard is the if statement (without else) whose block holds stmt
 // alone, or nil: removing or commenting out stmt takes the guard along.
-func soleGuard(stmt *sitter.Node) *sitter.Node {
+func soleGuard(stmt *syntree.Node) *syntree.Node {
 	block := stmt.Parent()
 	if block == nil || block.Type() != "block" || !soleStatement(stmt) {
 		return nil
@@ -209,7 +208,7 @@ func soleGuard(stmt *sitter.Node) *sitter.Node {
 
 // replaceStatement replaces the whole lines of stmt by lines (which may be
 // empty), keeping the block valid.
-func replaceStatement(src *Source, stmt *sitter.Node, lines []string) (Edit, bool) {
+func replaceStatement(src *Source, stmt *syntree.Node, lines []string) (Edit, bool) {
 	indent, ok := standsAlone(src, stmt)
 	if !ok {
 		return Edit{}, false
@@ -227,7 +226,7 @@ func replaceStatement(src *Source, stmt *sitter.Node, lines []string) (Edit, boo
 
 // commentOut turns the lines of stmt into comments under a header comment,
 // so that the user can restore them by uncommenting.
-func commentOut(src *Source, stmt *sitter.Node, header string) ([]Edit, bool) {
+func commentOut(src *Source, stmt *syntree.Node, header string) ([]Edit, bool) {
 	indent, ok := standsAlone(src, stmt)
 	if !ok {
 		return nil, false
@@ -291,7 +290,7 @@ func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 			strings.ContainsAny(st.Content(f.Src.Text), "(*\\\n") {
 			continue
 		}
-		names := namedChildren(st)
+		names := st.NamedChildren()
 		last := names[len(names)-1]
 		if line := string(f.Src.Text[f.Src.LineStart(end(last)):f.Src.ContentEnd(end(last))]); width(line+", "+name) > f.Src.lineLimit() {
 			break // too long joined: a line of its own
@@ -313,7 +312,7 @@ func addImport(f *Facts, line string) Edit {
 		}
 	}
 	at, stmts := len(src.Text), 0
-	for _, c := range namedChildren(f.Root) {
+	for _, c := range f.Root.NamedChildren() {
 		if c.Type() == "comment" {
 			continue
 		}
@@ -337,7 +336,7 @@ func addImport(f *Facts, line string) Edit {
 // dropKeywordArg removes the keyword argument kw from a call's argument
 // list: its whole line when it stands alone on one, else the argument with
 // the comma that joins it to its neighbour (dropArg).
-func dropKeywordArg(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
+func dropKeywordArg(src *Source, args, kw *syntree.Node) ([]Edit, bool) {
 	list := realArgs(args)
 	idx := slices.IndexFunc(list, kw.Equal)
 	if idx < 0 {
@@ -379,7 +378,7 @@ func dropKeywordArg(src *Source, args, kw *sitter.Node) ([]Edit, bool) {
 // dropArg removes the argument a from a call's argument list in place,
 // with the comma that joins it to its neighbour (or its own trailing
 // comma when it is the only argument).
-func dropArg(args, a *sitter.Node) ([]Edit, bool) {
+func dropArg(args, a *syntree.Node) ([]Edit, bool) {
 	list := realArgs(args)
 	idx := slices.IndexFunc(list, a.Equal)
 	switch {

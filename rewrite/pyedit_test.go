@@ -1,11 +1,11 @@
 package rewrite
 
 import (
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
 	"testing"
 
 	"github.com/loratune/loratune-fix/finding"
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Two additions to one list that compose, their edits applied together as
@@ -40,7 +40,7 @@ func TestListAdditionsComposeOrConflict(t *testing.T) {
 		}
 		src := NewSource(text)
 		// The first argument list or dictionary of the text.
-		q := []*sitter.Node{tree.RootNode()}
+		q := []*syntree.Node{goTree(tree).Root()}
 		for len(q) > 0 {
 			n := q[0]
 			q = q[1:]
@@ -131,7 +131,7 @@ func TestListAdditionsOfOneKeyConflict(t *testing.T) {
 	}
 	defer tree.Close()
 	src := NewSource([]byte("f(x)\n"))
-	args := tree.RootNode().NamedChild(0).NamedChild(0).ChildByFieldName("arguments")
+	args := goTree(tree).Root().NamedChild(0).NamedChild(0).ChildByFieldName("arguments")
 	fix := func(item string) *Fix { return addingFix("", listAddition(src, args, item)) }
 	for _, c := range []struct {
 		a, b     string
@@ -173,8 +173,8 @@ func TestImportPlacement(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := NewSource([]byte(c.text))
-		src.root = tree.RootNode()
-		f := buildFacts(src, tree.RootNode(), q)
+		src.root = goTree(tree).Root()
+		f := buildFacts(src, goTree(tree), q)
 		for line, add := range map[string]func() []Edit{
 			"import torch": func() []Edit { _, e := ensureImport(f, "torch"); return e },
 			"from transformers import BitsAndBytesConfig": func() []Edit {
@@ -204,9 +204,9 @@ func TestInsertAfterLastLineWithoutLineEnding(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := NewSource([]byte(c.in))
-		src.root = tree.RootNode()
-		var last *sitter.Node
-		for n := tree.RootNode(); n != nil && n.NamedChildCount() > 0; n = n.NamedChild(int(n.NamedChildCount()) - 1) {
+		src.root = goTree(tree).Root()
+		var last *syntree.Node
+		for n := goTree(tree).Root(); n != nil && n.NamedChildCount() > 0; n = n.NamedChild(int(n.NamedChildCount()) - 1) {
 			if n.Type() == "expression_statement" {
 				last = n
 				break

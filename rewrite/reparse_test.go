@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 			t.Fatal(err)
 		}
 		tree, err := parse(text, 0)
-		if err != nil || tree.RootNode().HasError() {
+		if err != nil || goTree(tree).Root().HasError() {
 			if tree != nil {
 				tree.Close()
 			}
@@ -103,7 +104,7 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 				stricter++
 			} else if inc.RootNode().HasError() != bad {
 				t.Errorf("%s with edits %+v: incremental parse has errors: %v, full parse: %v", in, edits, !bad, bad)
-			} else if a, b := sexp(inc.RootNode()), sexp(full.RootNode()); !bad && a != b {
+			} else if a, b := sexp(goTree(inc).Root()), sexp(goTree(full).Root()); !bad && a != b {
 				t.Errorf("%s with edits %+v: incremental and full parse differ\n%s\n%s", in, edits, a, b)
 			}
 			if !bad {
@@ -119,10 +120,10 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 }
 
 // sexp is the tree with every node's type and byte range.
-func sexp(n *sitter.Node) string {
+func sexp(n *syntree.Node) string {
 	var b strings.Builder
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
+	var walk func(n *syntree.Node)
+	walk = func(n *syntree.Node) {
 		fmt.Fprintf(&b, "(%s %d-%d", n.Type(), n.StartByte(), n.EndByte())
 		for i := 0; i < int(n.ChildCount()); i++ {
 			walk(n.Child(i))

@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"bytes"
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
 	"unicode/utf8"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Source is one Python text as the rules see it: UTF-8 without a byte order
@@ -15,7 +14,7 @@ type Source struct {
 	Text       []byte
 	EOL        string // "\n" or "\r\n": whichever the file uses most
 	lineStarts []int
-	root       *sitter.Node // set once parsed: the indent unit is read from it
+	root       *syntree.Node // set once parsed: the indent unit is read from it
 	unit       string
 	// LineLength is the formatter's line length that inserted lines keep
 	// within (0: DefaultLineLength).
@@ -60,10 +59,10 @@ func (s *Source) IndentUnit() string {
 	return s.unit
 }
 
-func (s *Source) unitFromTree(n *sitter.Node) string {
-	for _, c := range namedChildren(n) {
+func (s *Source) unitFromTree(n *syntree.Node) string {
+	for _, c := range n.NamedChildren() {
 		if c.Type() == "block" {
-			for _, first := range namedChildren(c) {
+			for _, first := range c.NamedChildren() {
 				if first.Type() == "comment" {
 					continue
 				}

@@ -2,16 +2,15 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // runtimeSource describes where a value decided at run time comes from, for
 // a warning: "getattr(torch, args.dtype) (argparse --dtype, default
 // "bfloat16")". It follows one variable assignment, a parameter default, an
 // argparse option and an HfArgumentParser dataclass field.
-func (f *Facts) runtimeSource(v *sitter.Node, fn *Func) string {
+func (f *Facts) runtimeSource(v *syntree.Node, fn *Func) string {
 	text := f.Src.Text
 	desc := v.Content(text)
 	n := v
@@ -46,16 +45,16 @@ func (f *Facts) runtimeSource(v *sitter.Node, fn *Func) string {
 }
 
 // attributesIn lists the final names of x.y attributes inside n.
-func attributesIn(n *sitter.Node, text []byte) []string {
+func attributesIn(n *syntree.Node, text []byte) []string {
 	var out []string
-	var walk func(*sitter.Node)
-	walk = func(c *sitter.Node) {
+	var walk func(*syntree.Node)
+	walk = func(c *syntree.Node) {
 		if c.Type() == "attribute" {
 			if obj := c.ChildByFieldName("object"); obj != nil && obj.Type() == "identifier" {
 				out = append(out, c.ChildByFieldName("attribute").Content(text))
 			}
 		}
-		for _, ch := range namedChildren(c) {
+		for _, ch := range c.NamedChildren() {
 			walk(ch)
 		}
 	}
@@ -83,9 +82,9 @@ func (f *Facts) optionDefault(attr string) string {
 // option is a command-line option a script declares: an argparse
 // add_argument call (call set) or an HfArgumentParser dataclass field.
 type option struct {
-	flag string       // as declared: "--torch_dtype"; the field name for a dataclass
-	def  *sitter.Node // its default, nil when none is given
-	call *Call        // the add_argument call, nil for a dataclass field
+	flag string        // as declared: "--torch_dtype"; the field name for a dataclass
+	def  *syntree.Node // its default, nil when none is given
+	call *Call         // the add_argument call, nil for a dataclass field
 }
 
 // option finds the option named attr (dashes read as underscores), nil
@@ -119,7 +118,7 @@ func (f *Facts) option(attr string) *option {
 	return nil
 }
 
-func insideClass(n *sitter.Node) bool {
+func insideClass(n *syntree.Node) bool {
 	for p := n.Parent(); p != nil; p = p.Parent() {
 		switch p.Type() {
 		case "class_definition":
@@ -140,7 +139,7 @@ func paramDefault(fn *Func, name string, text []byte) string {
 	if params == nil {
 		return ""
 	}
-	for _, p := range namedChildren(params) {
+	for _, p := range params.NamedChildren() {
 		if p.Type() != "default_parameter" && p.Type() != "typed_default_parameter" {
 			continue
 		}

@@ -2,11 +2,10 @@ package rewrite
 
 import (
 	"bytes"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
 	"unicode"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 var (
@@ -22,7 +21,7 @@ var (
 // names), a bare "# loratune-fix: ignore" or "# noqa" (every rule), and "#
 // loratune-fix: skip-file" anywhere in the file. Only comments count, as the
 // parse sees them: a "# noqa" inside a string literal silences nothing.
-func suppress(src *Source, root *sitter.Node, findings []Finding) []Finding {
+func suppress(src *Source, root *syntree.Node, findings []Finding) []Finding {
 	if len(findings) == 0 {
 		return findings
 	}
@@ -54,7 +53,7 @@ func suppress(src *Source, root *sitter.Node, findings []Finding) []Finding {
 
 // lineDirectives returns the code lists of the suppression directives in
 // the comment on the line that starts at start: "" for a bare one.
-func lineDirectives(src *Source, root *sitter.Node, start int) []string {
+func lineDirectives(src *Source, root *syntree.Node, start int) []string {
 	end := src.LineEnd(start)
 	for at := start; at < end; {
 		i := bytes.IndexByte(src.Text[at:end], '#')
@@ -79,9 +78,8 @@ func lineDirectives(src *Source, root *sitter.Node, start int) []string {
 
 // commentAt returns the comment token that starts at byte i, or "" when the
 // parse has none there (the '#' is inside a string, or there is no '#').
-func commentAt(src *Source, root *sitter.Node, i int) string {
-	p := sitter.Point{Row: uint32(src.Position(i).Line - 1), Column: uint32(i - src.LineStart(i))}
-	n := root.NamedDescendantForPointRange(p, p)
+func commentAt(src *Source, root *syntree.Node, i int) string {
+	n := root.NamedDescendantForByteRange(uint32(i), uint32(i))
 	if n == nil || n.Type() != "comment" || int(n.StartByte()) != i {
 		return ""
 	}

@@ -2,26 +2,23 @@ package rewrite
 
 import (
 	"bytes"
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
-
-	"github.com/loratune/loratune-fix/treewalk"
 )
 
 // Questions about the syntax tree that any rule may ask.
 
 // within reports whether inner lies inside outer.
-func within(inner, outer *sitter.Node) bool {
+func within(inner, outer *syntree.Node) bool {
 	return inner.StartByte() >= outer.StartByte() && inner.EndByte() <= outer.EndByte()
 }
 
 // identifiers lists the identifier nodes under n that name a variable
 // spelled name (not an attribute's or a keyword argument's name).
-func identifiers(n *sitter.Node, name string, text []byte) []*sitter.Node {
-	var out []*sitter.Node
-	var walk func(*sitter.Node)
-	walk = func(c *sitter.Node) {
+func identifiers(n *syntree.Node, name string, text []byte) []*syntree.Node {
+	var out []*syntree.Node
+	var walk func(*syntree.Node)
+	walk = func(c *syntree.Node) {
 		if c.Type() == "identifier" {
 			if c.Content(text) == name {
 				out = append(out, c)
@@ -42,7 +39,7 @@ func identifiers(n *sitter.Node, name string, text []byte) []*sitter.Node {
 			}
 			return
 		}
-		for _, ch := range namedChildren(c) {
+		for _, ch := range c.NamedChildren() {
 			walk(ch)
 		}
 	}
@@ -52,18 +49,18 @@ func identifiers(n *sitter.Node, name string, text []byte) []*sitter.Node {
 
 // importedNames finds "from <module>[.x] import name [as alias]" anywhere in
 // the file and returns the name nodes.
-func importedNames(f *Facts, module, name string) []*sitter.Node {
+func importedNames(f *Facts, module, name string) []*syntree.Node {
 	text := f.Src.Text
 	if !bytes.Contains(text, []byte(name)) {
 		return nil // the walk below costs a cgo call per node
 	}
-	var out []*sitter.Node
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
+	var out []*syntree.Node
+	var walk func(n *syntree.Node)
+	walk = func(n *syntree.Node) {
 		if n.Type() == "import_from_statement" {
 			mod := n.ChildByFieldName("module_name")
 			if mod != nil && (mod.Content(text) == module || strings.HasPrefix(mod.Content(text), module+".")) {
-				for _, c := range namedChildren(n) {
+				for _, c := range n.NamedChildren() {
 					if c.Equal(mod) {
 						continue
 					}
@@ -77,7 +74,7 @@ func importedNames(f *Facts, module, name string) []*sitter.Node {
 			}
 			return
 		}
-		for _, ch := range namedChildren(n) {
+		for _, ch := range n.NamedChildren() {
 			walk(ch)
 		}
 	}
@@ -101,10 +98,3 @@ func containsWord(text []byte, word string) bool {
 	}
 	return false
 }
-
-// namedChildren lists n's named children and children all of them,
-// through package treewalk's cursor walk: every loop over a node's
-// children goes through one of them (TestNoIndexedChildWalks).
-func namedChildren(n *sitter.Node) []*sitter.Node { return treewalk.NamedChildren(n) }
-
-func children(n *sitter.Node) []*sitter.Node { return treewalk.Children(n) }

@@ -2,10 +2,9 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"slices"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // trlLoad is a model handed to a TRL trainer as a name: TRL loads it, with
@@ -13,9 +12,9 @@ import (
 type trlLoad struct {
 	trainer    *Call
 	modelID    string
-	configArgs *sitter.Node // the argument list of SFTConfig(...), or nil
-	initKw     *sitter.Node // the model_init_kwargs value, or nil
-	entries    map[string]*sitter.Node
+	configArgs *syntree.Node // the argument list of SFTConfig(...), or nil
+	initKw     *syntree.Node // the model_init_kwargs value, or nil
+	entries    map[string]*syntree.Node
 	jsonString bool // model_init_kwargs given as a JSON string
 	packing    bool // packing=True or padding_free=True: flash attention needed
 }
@@ -66,7 +65,7 @@ func trlStringModels(p *Pass, fn func(*trlLoad)) {
 		if !ok {
 			continue
 		}
-		t := &trlLoad{trainer: c, modelID: id, entries: map[string]*sitter.Node{}}
+		t := &trlLoad{trainer: c, modelID: id, entries: map[string]*syntree.Node{}}
 		if cfg := KeywordValue(c.Args, "args", text); cfg != nil {
 			if def := f.SoleValue(cfg); def != nil && def.Type() == "call" {
 				t.configArgs = def.ChildByFieldName("arguments")
@@ -134,7 +133,7 @@ func packingInFile(f *Facts) bool {
 // a checkpoint published quantized.
 func (t *trlLoad) quantized(f *Facts) bool {
 	text := f.Src.Text
-	for _, v := range []*sitter.Node{t.entries["quantization_config"], KeywordValue(t.trainer.Args, "quantization_config", text)} {
+	for _, v := range []*syntree.Node{t.entries["quantization_config"], KeywordValue(t.trainer.Args, "quantization_config", text)} {
 		if v != nil && v.Content(text) != "None" {
 			return true
 		}

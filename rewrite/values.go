@@ -1,9 +1,8 @@
 package rewrite
 
 import (
+	"github.com/loratune/loratune-fix/syntree"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Values are the expressions n may evaluate to: a name followed to every
@@ -16,7 +15,7 @@ import (
 // else is its own value. ok is false when some path gives a value decided
 // at run time or not seen: a parameter, a loop target, a condition on
 // args, a name that may be unbound.
-func (f *Facts) Values(n *sitter.Node) (vals []*sitter.Node, ok bool) {
+func (f *Facts) Values(n *syntree.Node) (vals []*syntree.Node, ok bool) {
 	ok = f.values(n, -1, 0, &vals)
 	return vals, ok
 }
@@ -25,11 +24,11 @@ func (f *Facts) Values(n *sitter.Node) (vals []*sitter.Node, ok bool) {
 // followed through.
 const maxValueDepth = 8
 
-func (f *Facts) values(n *sitter.Node, index, depth int, out *[]*sitter.Node) bool {
+func (f *Facts) values(n *syntree.Node, index, depth int, out *[]*syntree.Node) bool {
 	if n == nil || depth > maxValueDepth {
 		return false
 	}
-	add := func(v *sitter.Node) {
+	add := func(v *syntree.Node) {
 		for _, x := range *out {
 			if x.Equal(v) {
 				return
@@ -119,7 +118,7 @@ func (f *Facts) values(n *sitter.Node, index, depth int, out *[]*sitter.Node) bo
 	return true
 }
 
-func hasSplatElement(elts []*sitter.Node) bool {
+func hasSplatElement(elts []*syntree.Node) bool {
 	for _, e := range elts {
 		if e.Type() == "list_splat" {
 			return true
@@ -128,7 +127,7 @@ func hasSplatElement(elts []*sitter.Node) bool {
 	return false
 }
 
-func (f *Facts) defsValues(r Reach, index, depth int, out *[]*sitter.Node) bool {
+func (f *Facts) defsValues(r Reach, index, depth int, out *[]*syntree.Node) bool {
 	ok := !r.MaybeUnbound && len(r.Defs) > 0
 	for _, d := range r.Defs {
 		if d.Value == nil || d.Kind != DefAssign {
@@ -152,7 +151,7 @@ func (f *Facts) defsValues(r Reach, index, depth int, out *[]*sitter.Node) bool 
 
 // returnValues are the values a call of a function of the file returns
 // (element index of each, when unpacked).
-func (f *Facts) returnValues(call *sitter.Node, index, depth int, out *[]*sitter.Node) bool {
+func (f *Facts) returnValues(call *syntree.Node, index, depth int, out *[]*syntree.Node) bool {
 	fn := f.localFunc(call)
 	if fn == nil {
 		return false
@@ -173,11 +172,11 @@ func (f *Facts) returnValues(call *sitter.Node, index, depth int, out *[]*sitter
 
 // returnsOf lists the return statements of fn, not those of functions
 // nested in it.
-func returnsOf(fn *Func) []*sitter.Node {
-	var out []*sitter.Node
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
-		for _, c := range namedChildren(n) {
+func returnsOf(fn *Func) []*syntree.Node {
+	var out []*syntree.Node
+	var walk func(n *syntree.Node)
+	walk = func(n *syntree.Node) {
+		for _, c := range n.NamedChildren() {
 			switch c.Type() {
 			case "return_statement":
 				out = append(out, c)
@@ -193,7 +192,7 @@ func returnsOf(fn *Func) []*sitter.Node {
 
 // localFunc is the function of this file a call calls by its plain name
 // (helper(...)) or as a method of self (self.helper(...)), or nil.
-func (f *Facts) localFunc(call *sitter.Node) *Func {
+func (f *Facts) localFunc(call *syntree.Node) *Func {
 	callee := call.ChildByFieldName("function")
 	if callee == nil {
 		return nil
@@ -242,7 +241,7 @@ var hardwareChecks = []string{"is_bf16_supported", "is_available", "get_device_c
 
 // condition classifies an if-condition: known (with its value), a hardware
 // check, or decided at run time.
-func (f *Facts) condition(c *sitter.Node, depth int) (bool, condKind) {
+func (f *Facts) condition(c *syntree.Node, depth int) (bool, condKind) {
 	text := f.Src.Text
 	switch c.Type() {
 	case "true":
@@ -257,7 +256,7 @@ func (f *Facts) condition(c *sitter.Node, depth int) (bool, condKind) {
 		v, k := f.condition(c.ChildByFieldName("argument"), depth)
 		return !v, k
 	case "identifier", "attribute":
-		var vals []*sitter.Node
+		var vals []*syntree.Node
 		if ok := f.values(c, -1, depth+1, &vals); ok && len(vals) > 0 {
 			first := vals[0].Type()
 			same := first == "true" || first == "false"
@@ -301,7 +300,7 @@ func (f *Facts) condition(c *sitter.Node, depth int) (bool, condKind) {
 
 // SoleValue is the one expression n holds on every path (Values with a
 // single member), or nil.
-func (f *Facts) SoleValue(n *sitter.Node) *sitter.Node {
+func (f *Facts) SoleValue(n *syntree.Node) *syntree.Node {
 	if n == nil {
 		return nil
 	}
@@ -313,7 +312,7 @@ func (f *Facts) SoleValue(n *sitter.Node) *sitter.Node {
 
 // StringValues are the plain string literals n may hold (Values), and
 // whether all its values are such strings.
-func (f *Facts) StringValues(n *sitter.Node) ([]string, bool) {
+func (f *Facts) StringValues(n *syntree.Node) ([]string, bool) {
 	if n == nil {
 		return nil, false
 	}
@@ -332,7 +331,7 @@ func (f *Facts) StringValues(n *sitter.Node) ([]string, bool) {
 
 // ValueOf is the one string n holds on every path: a literal, or a name
 // whose every reaching value is that same literal.
-func (f *Facts) ValueOf(n *sitter.Node) (string, bool) {
+func (f *Facts) ValueOf(n *syntree.Node) (string, bool) {
 	ss, ok := f.StringValues(n)
 	if !ok {
 		return "", false
@@ -347,7 +346,7 @@ func (f *Facts) ValueOf(n *sitter.Node) (string, bool) {
 
 // always reports a value that is a literal of node type typ ("true",
 // "false", "none") on every path.
-func (f *Facts) always(v *sitter.Node, typ string) bool {
+func (f *Facts) always(v *syntree.Node, typ string) bool {
 	vals, ok := f.Values(v)
 	for _, x := range vals {
 		ok = ok && x.Type() == typ

@@ -15,17 +15,22 @@ import (
 // the original's, and a fix applied first (an import at the top) would
 // shift the places of the others. It returns the text, the edits applied,
 // the fixes dropped and, when all applied together, the text's tree.
-func applyVerified(text []byte, tree *sitter.Tree, chosen []*Finding, limit time.Duration) ([]byte, []Edit, []*Finding, *sitter.Tree) {
+func applyVerified(text []byte, tree *parsed, chosen []*Finding, limit time.Duration) ([]byte, []Edit, []*Finding, *parsed) {
 	var all []Edit
 	for _, c := range chosen {
 		all = append(all, c.Fix.Edits...)
 	}
 	if out, err := finding.ApplyEdits(text, all); err == nil {
-		if tree := verified(out, edited(tree, text, all), limit); tree != nil {
-			if !misindentedIn(tree.RootNode(), out, all) {
-				return out, all, nil, tree
+		var old *sitter.Tree
+		if tree != nil {
+			old = edited(tree.ts, text, all)
+		}
+		if ts := verified(out, old, limit); ts != nil {
+			p := &parsed{ts: ts}
+			if !misindentedIn(p.goTree().Root(), out, all) {
+				return out, all, nil, p
 			}
-			tree.Close()
+			p.Close()
 		}
 	}
 	var dropped []*Finding

@@ -2,9 +2,8 @@ package rewrite
 
 import (
 	"fmt"
+	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
-
-	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/loratune/loratune-fix/version"
 )
@@ -30,7 +29,7 @@ func withVendored(f *Facts, vs Versions) Versions {
 		if c.Dotted != "sys.path.append" && c.Dotted != "sys.path.insert" {
 			continue
 		}
-		walkNodes(c.Args, func(n *sitter.Node) bool {
+		walkNodes(c.Args, func(n *syntree.Node) bool {
 			s, ok := StringValue(n, text)
 			if m := vendoredPath.FindStringSubmatch(s); ok && m != nil {
 				vs.Set(m[1], Version{Ref: "a vendored copy", Source: fmt.Sprintf("sys.path, line %d", f.Src.Position(start(c.Node)).Line)})

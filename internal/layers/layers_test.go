@@ -23,6 +23,7 @@ var mayImport = map[string][]string{
 	"udiff":     {},
 	"queries":   {},
 	"treewalk":  {},
+	"syntree":   {},
 	"notebook":  {"finding", "version"},
 	"pins":      {"version"},
 	"config":    {"version"},
@@ -30,8 +31,8 @@ var mayImport = map[string][]string{
 	"review":    {"finding", "version", "report", "udiff", "gitcmd", "githubapi"},
 	"githubapi": {},
 	"gitcmd":    {},
-	"rewrite":   {"finding", "version", "queries", "treewalk"},
-	"launch":    {"finding", "version", "queries", "treewalk", "rewrite"},
+	"rewrite":   {"finding", "version", "queries", "syntree"},
+	"launch":    {"finding", "version", "queries", "treewalk", "syntree", "rewrite"},
 }
 
 // withoutEngine lists the packages whose dependencies must not include the

@@ -1,0 +1,264 @@
+package syntree
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Query matches tree-sitter query patterns against a Tree in Go: the
+// engine's queries (queries/*.scm) capture every call, assignment, import
+// and function, and tree-sitter's query cursor spent more per script on
+// them than the parse did. The subset read here is the one those files
+// use: node patterns with field constraints, (_), alternations [...], and
+// captures. Anything else (predicates, quantifiers, anchors, strings) is
+// a compile error, not a silent mismatch; query_test.go checks the
+// matches against tree-sitter's own cursor.
+type Query struct {
+	patterns []*pattern
+	captures []string // capture id -> name
+}
+
+// pattern is one node pattern: a type ("_": any named node), the child
+// patterns its node's named children must match in order, and the capture
+// it binds. An alternation has alts instead of a type.
+type pattern struct {
+	kind     string
+	field    string // the field the node must fill in its parent ("": any)
+	children []*pattern
+	alts     []*pattern
+	capture  int // -1: none
+}
+
+// Match is one match of a pattern: Captures[id] is the node bound to the
+// capture id, nil where the match binds none.
+type Match struct {
+	Pattern  int
+	Captures []*Node
+}
+
+// NewQuery compiles query text.
+func NewQuery(text string) (*Query, error) {
+	q := &Query{}
+	p := &queryParser{toks: tokenize(text), q: q}
+	for !p.done() {
+		pat, err := p.pattern()
+		if err != nil {
+			return nil, err
+		}
+		q.patterns = append(q.patterns, pat)
+	}
+	return q, nil
+}
+
+// PatternCount is the number of top-level patterns.
+func (q *Query) PatternCount() int { return len(q.patterns) }
+
+// CaptureCount and CaptureName list the captures by id.
+func (q *Query) CaptureCount() int         { return len(q.captures) }
+func (q *Query) CaptureName(id int) string { return q.captures[id] }
+
+// Matches lists every match in t, in the order tree-sitter's query cursor
+// yields them: by the node at which a match is complete (the last node
+// its patterns look at, in document order), then by where it starts.
+func (q *Query) Matches(t *Tree) []Match {
+	type found struct {
+		m             Match
+		finish, start int
+	}
+	var all []found
+	caps := make([]*Node, len(q.captures))
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		for pi, pat := range q.patterns {
+			if pat.kind != n.kind && pat.kind != "_" && pat.alts == nil {
+				continue
+			}
+			pat.match(n, caps, func(last *Node) {
+				all = append(all, found{Match{pi, append([]*Node(nil), caps...)}, int(last.pos), i})
+			})
+			clear(caps)
+		}
+	}
+	sort.SliceStable(all, func(a, b int) bool {
+		if all[a].finish != all[b].finish {
+			return all[a].finish < all[b].finish
+		}
+		return all[a].start < all[b].start
+	})
+	out := make([]Match, len(all))
+	for i, f := range all {
+		out[i] = f.m
+	}
+	return out
+}
+
+// match calls yield once for every way n matches p, with caps bound and
+// the last node the match looked at.
+func (p *pattern) match(n *Node, caps []*Node, yield func(last *Node)) {
+	if p.alts != nil {
+		for _, a := range p.alts {
+			a.match(n, caps, func(last *Node) {
+				if p.capture >= 0 {
+					caps[p.capture] = n
+				}
+				yield(last)
+			})
+		}
+		return
+	}
+	if p.kind == "_" && !n.isNamed || p.kind != "_" && p.kind != n.kind || p.field != "" && p.field != n.field {
+		return
+	}
+	if p.capture >= 0 {
+		caps[p.capture] = n
+	}
+	p.matchChildren(n.named, 0, caps, n, yield)
+	if p.capture >= 0 {
+		caps[p.capture] = nil
+	}
+}
+
+// matchChildren matches p.children[k:] against kids in order, siblings
+// between them skipped.
+func (p *pattern) matchChildren(kids []*Node, k int, caps []*Node, last *Node, yield func(last *Node)) {
+	if k == len(p.children) {
+		yield(last)
+		return
+	}
+	for i, c := range kids {
+		p.children[k].match(c, caps, func(l *Node) {
+			p.matchChildren(kids[i+1:], k+1, caps, l, yield)
+		})
+	}
+}
+
+type queryParser struct {
+	toks []string
+	at   int
+	q    *Query
+}
+
+func (p *queryParser) done() bool { return p.at >= len(p.toks) }
+
+func (p *queryParser) next() string {
+	if p.done() {
+		return ""
+	}
+	p.at++
+	return p.toks[p.at-1]
+}
+
+func (p *queryParser) peek() string {
+	if p.done() {
+		return ""
+	}
+	return p.toks[p.at]
+}
+
+func (p *queryParser) pattern() (*pattern, error) {
+	pat := &pattern{capture: -1}
+	switch tok := p.next(); tok {
+	case "(":
+		pat.kind = p.next()
+		if !isName(pat.kind) {
+			return nil, fmt.Errorf("query: node type expected after '(', found %q", pat.kind)
+		}
+		for p.peek() != ")" {
+			if p.done() {
+				return nil, fmt.Errorf("query: ')' missing")
+			}
+			field := ""
+			if isName(p.peek()) && p.at+1 < len(p.toks) && p.toks[p.at+1] == ":" {
+				field = p.next()
+				p.next()
+			}
+			child, err := p.pattern()
+			if err != nil {
+				return nil, err
+			}
+			if field != "" {
+				if child.alts != nil {
+					for _, a := range child.alts {
+						a.field = field
+					}
+				} else {
+					child.field = field
+				}
+			}
+			pat.children = append(pat.children, child)
+		}
+		p.next()
+	case "[":
+		for p.peek() != "]" {
+			if p.done() {
+				return nil, fmt.Errorf("query: ']' missing")
+			}
+			alt, err := p.pattern()
+			if err != nil {
+				return nil, err
+			}
+			pat.alts = append(pat.alts, alt)
+		}
+		p.next()
+	default:
+		return nil, fmt.Errorf("query: unsupported syntax %q (this matcher reads node patterns, fields, (_), [...] and @captures)", tok)
+	}
+	if strings.HasPrefix(p.peek(), "@") {
+		name := p.next()[1:]
+		pat.capture = -1
+		for id, c := range p.q.captures {
+			if c == name {
+				pat.capture = id
+			}
+		}
+		if pat.capture < 0 {
+			pat.capture = len(p.q.captures)
+			p.q.captures = append(p.q.captures, name)
+		}
+	}
+	return pat, nil
+}
+
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// tokenize splits query text into ( ) [ ] : @name and names, dropping
+// ; comments; any other character is a token of its own, which the
+// parser refuses.
+func tokenize(text string) []string {
+	var toks []string
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case c == ';':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case strings.IndexByte("()[]:", c) >= 0:
+			toks = append(toks, string(c))
+			i++
+		default:
+			j := i + 1
+			if c == '@' || isName(string(c)) {
+				for j < len(text) && (isName(string(text[j])) || text[j] == '.' && c == '@') {
+					j++
+				}
+			}
+			toks = append(toks, text[i:j])
+			i = j
+		}
+	}
+	return toks
+}

@@ -1,0 +1,270 @@
+// Package syntree holds a tree-sitter syntax tree in Go memory: one array
+// of nodes, built by a single pass over the C tree right after the parse.
+// Reading a node of a tree-sitter tree is a cgo call (about 100 ns, and a
+// Go allocation for each type name); the engine's analyses read each node
+// many times, so a script's analysis made some 30,000 such calls. Here
+// every read is a field load. Node mirrors the methods of
+// go-tree-sitter's Node that the engine uses, with the same meaning.
+package syntree
+
+import (
+	"sort"
+	"sync/atomic"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Tree is a parsed source held in Go memory.
+type Tree struct {
+	nodes []Node
+	ids   []uintptr // the tree-sitter node id of each node, for Of
+}
+
+// Node is one node of a Tree; the zero of *Node (nil) stands for "none",
+// as in go-tree-sitter.
+type Node struct {
+	kind     string
+	field    string // the field of the parent this node fills ("" for none)
+	start    uint32
+	end      uint32
+	startPt  sitter.Point
+	endPt    sitter.Point
+	parent   *Node
+	children []*Node // every child, tokens included
+	named    []*Node // the named children (comments included)
+	pos      int32   // position in the tree's array (preorder)
+	index    int32   // position in parent.children
+	nindex   int32   // position in parent.named (-1: not named)
+	isNamed  bool
+	missing  bool
+	hasError bool
+}
+
+// Root is the tree's module node.
+func (t *Tree) Root() *Node { return &t.nodes[0] }
+
+// Len is the number of nodes.
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// Of is the node of t that n, a node of the tree-sitter tree t was built
+// from, stands for; nil for nil or none. It searches the nodes that start
+// where n does.
+func (t *Tree) Of(n *sitter.Node) *Node {
+	if n == nil {
+		return nil
+	}
+	start, id := n.StartByte(), n.ID()
+	i := sort.Search(len(t.nodes), func(i int) bool { return t.nodes[i].start >= start })
+	for ; i < len(t.nodes) && t.nodes[i].start == start; i++ {
+		if t.ids[i] == id {
+			return &t.nodes[i]
+		}
+	}
+	return nil
+}
+
+// Type is the node's grammar name ("call", "identifier", "(").
+func (n *Node) Type() string { return n.kind }
+
+// StartByte and EndByte bound the node's text.
+func (n *Node) StartByte() uint32 { return n.start }
+func (n *Node) EndByte() uint32   { return n.end }
+
+// StartPoint and EndPoint are the node's row and byte column bounds.
+func (n *Node) StartPoint() sitter.Point { return n.startPt }
+func (n *Node) EndPoint() sitter.Point   { return n.endPt }
+
+// Content is the node's text in src, the text the tree was parsed from.
+func (n *Node) Content(src []byte) string { return string(src[n.start:n.end]) }
+
+// Parent is the node holding n; nil for the root.
+func (n *Node) Parent() *Node { return n.parent }
+
+// FieldName is the field of its parent that n fills ("" for none).
+func (n *Node) FieldName() string { return n.field }
+
+// IsNamed reports a node of a named grammar rule (not a bare token).
+func (n *Node) IsNamed() bool { return n.isNamed }
+
+// IsMissing reports a token the parser invented to recover from an error.
+func (n *Node) IsMissing() bool { return n.missing }
+
+// IsError reports an ERROR node.
+func (n *Node) IsError() bool { return n.kind == "ERROR" }
+
+// HasError reports an ERROR or MISSING node at or under n.
+func (n *Node) HasError() bool { return n.hasError }
+
+// Equal reports whether n and m are one node.
+func (n *Node) Equal(m *Node) bool { return n == m }
+
+// Children lists every child of n, tokens included. The slice is shared:
+// appending to it copies.
+func (n *Node) Children() []*Node {
+	if counting.Load() {
+		visits.Add(int64(len(n.children)))
+	}
+	return n.children
+}
+
+// NamedChildren lists the named children of n (comments included). The
+// slice is shared: appending to it copies.
+func (n *Node) NamedChildren() []*Node {
+	if counting.Load() {
+		visits.Add(int64(len(n.named)))
+	}
+	return n.named
+}
+
+// counting turns on the count of the children that Children and
+// NamedChildren hand out, for the tests that an analysis grows linearly
+// with its file (a loop that walks a node's children once per child is
+// quadratic however cheap each step is).
+var (
+	counting atomic.Bool
+	visits   atomic.Int64
+)
+
+// CountVisits turns the count on or off; Visits is the count so far.
+func CountVisits(on bool) { counting.Store(on) }
+func Visits() int64       { return visits.Load() }
+
+// ChildCount and Child(i) index every child, tokens included.
+func (n *Node) ChildCount() uint32 { return uint32(len(n.children)) }
+func (n *Node) Child(i int) *Node {
+	if i < 0 || i >= len(n.children) {
+		return nil
+	}
+	return n.children[i]
+}
+
+// NamedChildCount and NamedChild(i) index the named children.
+func (n *Node) NamedChildCount() uint32 { return uint32(len(n.named)) }
+func (n *Node) NamedChild(i int) *Node {
+	if i < 0 || i >= len(n.named) {
+		return nil
+	}
+	return n.named[i]
+}
+
+// ChildByFieldName is the first child that fills the field name.
+func (n *Node) ChildByFieldName(name string) *Node {
+	for _, c := range n.children {
+		if c.field == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// NextSibling and PrevSibling are the children of n's parent beside n.
+func (n *Node) NextSibling() *Node {
+	if n.parent == nil {
+		return nil
+	}
+	return n.parent.Child(int(n.index) + 1)
+}
+
+func (n *Node) PrevSibling() *Node {
+	if n.parent == nil {
+		return nil
+	}
+	return n.parent.Child(int(n.index) - 1)
+}
+
+// NextNamedSibling and PrevNamedSibling are the named siblings beside n.
+// Like tree-sitter's, they skip tokens when n itself is one.
+func (n *Node) NextNamedSibling() *Node {
+	for s := n.NextSibling(); s != nil; s = s.NextSibling() {
+		if s.isNamed {
+			return s
+		}
+	}
+	return nil
+}
+
+func (n *Node) PrevNamedSibling() *Node {
+	for s := n.PrevSibling(); s != nil; s = s.PrevSibling() {
+		if s.isNamed {
+			return s
+		}
+	}
+	return nil
+}
+
+// NamedDescendantForByteRange is the smallest named node at or under n
+// that holds the bytes [start, end], by tree-sitter's rule: a child holds
+// the range when it ends at or after end, past start, and starts at or
+// before start.
+func (n *Node) NamedDescendantForByteRange(start, end uint32) *Node {
+	best := n
+	for cur := n; ; {
+		var next *Node
+		for _, c := range cur.children {
+			if c.end < end || c.end <= start {
+				continue
+			}
+			if start < c.start {
+				break
+			}
+			next = c
+			break
+		}
+		if next == nil {
+			return best
+		}
+		if cur = next; cur.isNamed {
+			best = cur
+		}
+	}
+}
+
+// Language is a grammar's symbol and field names, read once: reading one
+// through cgo allocates a Go string each time. Make one per grammar and
+// keep it (go-tree-sitter's GetLanguage returns a new value each call).
+type Language struct {
+	symbols []string
+	fields  []string
+}
+
+// NewLanguage reads lang's names.
+func NewLanguage(lang *sitter.Language) *Language {
+	nm := &Language{fields: []string{""}}
+	for s := uint32(0); s < lang.SymbolCount(); s++ {
+		nm.symbols = append(nm.symbols, lang.SymbolName(sitter.Symbol(s)))
+	}
+	for i := 1; ; i++ {
+		f := lang.FieldName(i)
+		if f == "" {
+			break
+		}
+		nm.fields = append(nm.fields, f)
+	}
+	return nm
+}
+
+func (nm *Language) symbol(s uint16) string {
+	if s == 0xFFFF {
+		return "ERROR"
+	}
+	if int(s) < len(nm.symbols) {
+		return nm.symbols[s]
+	}
+	return ""
+}
+
+func (nm *Language) field(f uint16) string {
+	if int(f) < len(nm.fields) {
+		return nm.fields[f]
+	}
+	return ""
+}
+
+func (nm *Language) fieldID(name string) uint16 {
+	for i, f := range nm.fields {
+		if f == name && name != "" {
+			return uint16(i)
+		}
+	}
+	return 0
+}
