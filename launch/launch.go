@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"path"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/syntree"
 	"github.com/loratune/loratune-fix/version"
 )
 

@@ -2,10 +2,11 @@ package rewrite
 
 import (
 	"bytes"
-	"github.com/loratune/loratune-fix/syntree"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Facts is what the rules know about one parsed source: imports with their
@@ -29,6 +30,7 @@ type Facts struct {
 	flows       map[flowKey]*flowResult // the flow of names, per scope and name (flow.go)
 	editScope   *string                 // notEditedBecause, once decided
 	byMethod    map[string][]*Call      // Calls by their last name, on first use
+	gemma2Named *bool                   // namesGemma2, once decided
 }
 
 // Call is one call expression.

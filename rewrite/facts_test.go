@@ -1,10 +1,11 @@
 package rewrite
 
 import (
-	"github.com/loratune/loratune-fix/syntree"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // dottedName's plain-bytes path names every node of the fixtures as the

@@ -1,8 +1,9 @@
 package rewrite
 
 import (
-	"github.com/loratune/loratune-fix/syntree"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // The flow of names: which assignments may reach a read of a name (or of a

@@ -2,12 +2,12 @@ package rewrite
 
 import (
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // The binding guard, beside the parse guard: a fix must not make a script

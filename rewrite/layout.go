@@ -2,12 +2,12 @@ package rewrite
 
 import (
 	"bytes"
-	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Inserted code is laid out the way the project's formatter (black, ruff

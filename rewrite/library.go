@@ -2,10 +2,11 @@ package rewrite
 
 import (
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // What the libraries do with the keywords the rules add (DOMAIN.md §1, §2,

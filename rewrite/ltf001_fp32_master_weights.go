@@ -2,9 +2,10 @@ package rewrite
 
 import (
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"strings"
 	"sync/atomic"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 var fp32MasterWeights = &Rule{

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+
 	"github.com/loratune/loratune-fix/syntree"
 )
 

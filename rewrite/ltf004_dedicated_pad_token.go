@@ -2,9 +2,10 @@ package rewrite
 
 import (
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 var dedicatedPadToken = &Rule{

@@ -1,10 +1,12 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 var gemma2EagerAttention = &Rule{
@@ -121,10 +123,31 @@ func (f *Facts) gemmaOf(l *Load) (gemmaKind, string) {
 		return gemma2Sure, strings.Join(ids, " or ")
 	case n > 0:
 		return gemma2Maybe, "its model id, Gemma-2 on some paths"
-	case !ok && gemma2ID.Match(f.Src.Text):
+	case !ok && f.namesGemma2():
 		return gemma2Maybe, "its model id, decided at run time in a file that names a Gemma-2 model"
 	}
 	return gemmaOther, ""
+}
+
+// namesGemma2 reports a file that names a Gemma-2 model anywhere, read
+// once per file: a case-blind regexp runs at every byte, so it only runs
+// where "gemma" is written.
+func (f *Facts) namesGemma2() bool {
+	if f.gemma2Named == nil {
+		text, named := f.Src.Text, false
+		for i := 0; ; i++ {
+			j := bytes.IndexAny(text[i:], "gG")
+			if j < 0 {
+				break
+			}
+			if i += j; len(text)-i >= 5 && bytes.EqualFold(text[i:i+5], []byte("gemma")) {
+				named = gemma2ID.Match(text[i:])
+				break
+			}
+		}
+		f.gemma2Named = &named
+	}
+	return *f.gemma2Named
 }
 
 const gemma2Why = `SDPA drops Gemma-2's attention logit soft-cap (the adapters then learn against other logits) and, on Hopper, picks cuDNN, whose backward gives NaN on left-padded rows`

@@ -2,8 +2,9 @@ package rewrite
 
 import (
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 var computeLossSignature = &Rule{

@@ -1,9 +1,10 @@
 package rewrite
 
 import (
-	"github.com/loratune/loratune-fix/syntree"
 	"strings"
 	"testing"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // fileOf parses src and builds its File, for tests of the program model.

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bytes"
+
 	"github.com/loratune/loratune-fix/syntree"
 )
 

@@ -1,9 +1,10 @@
 package rewrite
 
 import (
-	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // The little flow LTF004 needs, kept in one file so that the program

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"io/fs"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/smacker/go-tree-sitter/python"
 
 	"github.com/loratune/loratune-fix/queries"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // compiled holds the embedded queries, compiled once per process into one

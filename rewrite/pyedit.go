@@ -2,9 +2,10 @@ package rewrite
 
 import (
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"slices"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Helpers that turn an intention ("add this keyword", "insert these lines

@@ -1,11 +1,11 @@
 package rewrite
 
 import (
-	"github.com/loratune/loratune-fix/syntree"
 	"strings"
 	"testing"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Two additions to one list that compose, their edits applied together as

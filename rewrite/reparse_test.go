@@ -2,15 +2,16 @@ package rewrite
 
 import (
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/loratune/loratune-fix/finding"
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // The incremental parse of an edited text (the fix loop's verifying

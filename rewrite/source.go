@@ -2,9 +2,10 @@ package rewrite
 
 import (
 	"bytes"
-	"github.com/loratune/loratune-fix/syntree"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Source is one Python text as the rules see it: UTF-8 without a byte order

@@ -2,10 +2,11 @@ package rewrite
 
 import (
 	"bytes"
-	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 var (

@@ -2,8 +2,9 @@ package rewrite
 
 import (
 	"bytes"
-	"github.com/loratune/loratune-fix/syntree"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Questions about the syntax tree that any rule may ask.

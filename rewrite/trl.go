@@ -2,9 +2,10 @@ package rewrite
 
 import (
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"slices"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // trlLoad is a model handed to a TRL trainer as a name: TRL loads it, with

@@ -1,8 +1,9 @@
 package rewrite
 
 import (
-	"github.com/loratune/loratune-fix/syntree"
 	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Values are the expressions n may evaluate to: a name followed to every

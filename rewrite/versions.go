@@ -2,9 +2,9 @@ package rewrite
 
 import (
 	"fmt"
-	"github.com/loratune/loratune-fix/syntree"
 	"regexp"
 
+	"github.com/loratune/loratune-fix/syntree"
 	"github.com/loratune/loratune-fix/version"
 )
 
