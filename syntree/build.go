@@ -85,7 +85,12 @@ type record = C.syntree_record
 // tree.
 func New(ts *sitter.Tree, nm *Language) *Tree {
 	root := ts.RootNode()
-	recs := walkC(root)
+	b, _ := buffers.Get().(*buffer)
+	if b == nil {
+		b = &buffer{}
+	}
+	defer buffers.Put(b)
+	recs := walkC(root, b)
 	if recs == nil {
 		recs = walkCursor(root, nm)
 	}
@@ -97,7 +102,7 @@ func New(ts *sitter.Tree, nm *Language) *Tree {
 // reads it there, and falls back to the cursor walk (nil) if what it
 // reads is not root, so that a go-tree-sitter whose Node changed is slow,
 // not wrong.
-func walkC(root *sitter.Node) []record {
+func walkC(root *sitter.Node, b *buffer) []record {
 	if unsafe.Sizeof(sitter.Node{}) < unsafe.Sizeof(C.TSNode{}) {
 		return nil
 	}
@@ -105,11 +110,6 @@ func walkC(root *sitter.Node) []record {
 	if uintptr(c.id) != root.ID() {
 		return nil
 	}
-	b, _ := buffers.Get().(*buffer)
-	if b == nil {
-		b = &buffer{}
-	}
-	defer buffers.Put(b)
 	// About one node per three bytes of Python; a tree that needs more
 	// is walked again with room for four times as many.
 	size := max(1024, int(root.EndByte())/2)
@@ -123,7 +123,7 @@ func walkC(root *sitter.Node) []record {
 			if n == 0 || uint32(b.recs[0].end) != root.EndByte() || uint16(b.recs[0].symbol) != uint16(root.Symbol()) {
 				return nil
 			}
-			return append([]record(nil), b.recs[:n]...)
+			return b.recs[:n]
 		}
 		size = 4 * len(b.recs)
 	}
@@ -182,55 +182,57 @@ func boolByte(b bool) C.uint8_t {
 // assemble makes the Tree of the walk's records: the nodes in one array,
 // the child lists in two more, and HasError from the leaves up.
 func assemble(recs []record, nm *Language) *Tree {
-	t := &Tree{nodes: make([]Node, len(recs)), ids: make([]uintptr, len(recs))}
-	nkids := make([]int32, len(recs))
-	nnamed := make([]int32, len(recs))
+	t := &Tree{nodes: make([]Node, len(recs)), ids: make([]uintptr, len(recs)), lang: nm}
 	for i := range recs {
 		r := &recs[i]
 		n := &t.nodes[i]
-		n.kind = nm.symbol(uint16(r.symbol))
-		n.field = nm.field(uint16(r.field))
+		n.t = t
+		n.symbol = nm.symbolIndex(uint16(r.symbol))
+		if n.field = uint16(r.field); int(n.field) >= len(nm.fields) {
+			n.field = 0
+		}
 		n.start, n.end = uint32(r.start), uint32(r.end)
 		n.startPt = sitter.Point{Row: uint32(r.start_pt.row), Column: uint32(r.start_pt.column)}
 		n.endPt = sitter.Point{Row: uint32(r.end_pt.row), Column: uint32(r.end_pt.column)}
 		n.isNamed, n.missing = r.named != 0, r.missing != 0
-		n.hasError = n.missing || n.kind == "ERROR"
-		n.nindex, n.pos = -1, int32(i)
+		n.hasError = n.missing || n.symbol == nm.errorSymbol
+		n.pos, n.parent = int32(i), int32(r.parent)
 		t.ids[i] = uintptr(r.id)
-		if p := int(r.parent); p >= 0 {
-			n.parent = &t.nodes[p]
-			n.index = nkids[p]
-			nkids[p]++
+		if p := n.parent; p >= 0 {
+			parent := &t.nodes[p]
+			n.index = parent.nkids
+			parent.nkids++
 			if n.isNamed {
-				n.nindex = nnamed[p]
-				nnamed[p]++
+				parent.nnamed++
 			}
 		}
 	}
-	// Every node but the root is a child once; the child lists are slices
-	// of two shared arrays, clipped so that an append copies.
-	kids := make([]*Node, len(recs))
-	named := make([]*Node, len(recs))
-	at, nat := 0, 0
+	// Every node but the root is a child once: the lists are runs of two
+	// shared arrays, laid out parent by parent.
+	at, nat := int32(0), int32(0)
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		n.children = kids[at : at : at+int(nkids[i])]
-		at += int(nkids[i])
-		n.named = named[nat : nat : nat+int(nnamed[i])]
-		nat += int(nnamed[i])
+		n.kidsAt, n.namedAt = at, nat
+		at += n.nkids
+		nat += n.nnamed
 	}
-	for i := range t.nodes {
+	t.kids = make([]*Node, at)
+	t.named = make([]*Node, nat)
+	fill := make([]int32, len(t.nodes)) // children placed so far, by parent
+	nfill := make([]int32, len(t.nodes))
+	for i := 1; i < len(t.nodes); i++ {
 		n := &t.nodes[i]
-		if p := n.parent; p != nil {
-			p.children = append(p.children, n)
-			if n.isNamed {
-				p.named = append(p.named, n)
-			}
+		p := &t.nodes[n.parent]
+		t.kids[p.kidsAt+fill[n.parent]] = n
+		fill[n.parent]++
+		if n.isNamed {
+			t.named[p.namedAt+nfill[n.parent]] = n
+			nfill[n.parent]++
 		}
 	}
 	for i := len(t.nodes) - 1; i > 0; i-- {
 		if n := &t.nodes[i]; n.hasError {
-			n.parent.hasError = true
+			t.nodes[n.parent].hasError = true
 		}
 	}
 	return t

@@ -24,6 +24,8 @@ func sources(t testing.TB) map[string][]byte {
 		"stray":         []byte("model = (\n)) from_pretrained(\n"),
 		"empty":         nil,
 		"crlf-bom":      []byte("\ufeffimport torch\r\nx = torch.compile(m)\r\n"),
+		// More nodes than bytes/2: the walk's first buffer is too small.
+		"dense": []byte("x = a" + strings.Repeat(".b", 3000) + "\n"),
 	}
 	err := filepath.WalkDir("../fixtures", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -64,7 +66,7 @@ func TestWalkMatchesCursor(t *testing.T) {
 	nm := NewLanguage(python.GetLanguage())
 	for name, src := range sources(t) {
 		ts := parseTS(t, src)
-		fast := walkC(ts.RootNode())
+		fast := walkC(ts.RootNode(), &buffer{})
 		if fast == nil {
 			t.Fatalf("%s: the C walk refused the tree (go-tree-sitter's Node layout changed?)", name)
 		}

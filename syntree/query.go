@@ -71,7 +71,7 @@ func (q *Query) Matches(t *Tree) []Match {
 	for i := range t.nodes {
 		n := &t.nodes[i]
 		for pi, pat := range q.patterns {
-			if pat.kind != n.kind && pat.kind != "_" && pat.alts == nil {
+			if pat.alts == nil && pat.kind != "_" && pat.kind != n.Type() {
 				continue
 			}
 			pat.match(n, caps, func(last *Node) {
@@ -107,13 +107,13 @@ func (p *pattern) match(n *Node, caps []*Node, yield func(last *Node)) {
 		}
 		return
 	}
-	if p.kind == "_" && !n.isNamed || p.kind != "_" && p.kind != n.kind || p.field != "" && p.field != n.field {
+	if p.kind == "_" && !n.isNamed || p.kind != "_" && p.kind != n.Type() || p.field != "" && p.field != n.FieldName() {
 		return
 	}
 	if p.capture >= 0 {
 		caps[p.capture] = n
 	}
-	p.matchChildren(n.named, 0, caps, n, yield)
+	p.matchChildren(n.namedChildren(), 0, caps, n, yield)
 	if p.capture >= 0 {
 		caps[p.capture] = nil
 	}

@@ -17,24 +17,31 @@ import (
 // Tree is a parsed source held in Go memory.
 type Tree struct {
 	nodes []Node
+	kids  []*Node   // the child lists, one after another
+	named []*Node   // the named-child lists, one after another
 	ids   []uintptr // the tree-sitter node id of each node, for Of
+	lang  *Language
 }
 
 // Node is one node of a Tree; the zero of *Node (nil) stands for "none",
 // as in go-tree-sitter.
+// Its one pointer is to its tree, so that the garbage collector has little
+// to scan: the rest are positions in the tree's arrays.
 type Node struct {
-	kind     string
-	field    string // the field of the parent this node fills ("" for none)
+	t        *Tree
 	start    uint32
 	end      uint32
 	startPt  sitter.Point
 	endPt    sitter.Point
-	parent   *Node
-	children []*Node // every child, tokens included
-	named    []*Node // the named children (comments included)
-	pos      int32   // position in the tree's array (preorder)
-	index    int32   // position in parent.children
-	nindex   int32   // position in parent.named (-1: not named)
+	parent   int32 // position of the parent in t.nodes (-1: the root)
+	pos      int32 // position in t.nodes (preorder)
+	kidsAt   int32 // the children are t.kids[kidsAt : kidsAt+nkids]
+	nkids    int32
+	namedAt  int32 // the named children are t.named[namedAt : namedAt+nnamed]
+	nnamed   int32
+	index    int32  // position among the parent's children
+	symbol   uint16 // index in t.lang.symbols
+	field    uint16 // index in t.lang.fields (0: none)
 	isNamed  bool
 	missing  bool
 	hasError bool
@@ -64,7 +71,7 @@ func (t *Tree) Of(n *sitter.Node) *Node {
 }
 
 // Type is the node's grammar name ("call", "identifier", "(").
-func (n *Node) Type() string { return n.kind }
+func (n *Node) Type() string { return n.t.lang.symbols[n.symbol] }
 
 // StartByte and EndByte bound the node's text.
 func (n *Node) StartByte() uint32 { return n.start }
@@ -78,10 +85,15 @@ func (n *Node) EndPoint() sitter.Point   { return n.endPt }
 func (n *Node) Content(src []byte) string { return string(src[n.start:n.end]) }
 
 // Parent is the node holding n; nil for the root.
-func (n *Node) Parent() *Node { return n.parent }
+func (n *Node) Parent() *Node {
+	if n.parent < 0 {
+		return nil
+	}
+	return &n.t.nodes[n.parent]
+}
 
 // FieldName is the field of its parent that n fills ("" for none).
-func (n *Node) FieldName() string { return n.field }
+func (n *Node) FieldName() string { return n.t.lang.fields[n.field] }
 
 // IsNamed reports a node of a named grammar rule (not a bare token).
 func (n *Node) IsNamed() bool { return n.isNamed }
@@ -90,7 +102,7 @@ func (n *Node) IsNamed() bool { return n.isNamed }
 func (n *Node) IsMissing() bool { return n.missing }
 
 // IsError reports an ERROR node.
-func (n *Node) IsError() bool { return n.kind == "ERROR" }
+func (n *Node) IsError() bool { return n.symbol == n.t.lang.errorSymbol }
 
 // HasError reports an ERROR or MISSING node at or under n.
 func (n *Node) HasError() bool { return n.hasError }
@@ -102,18 +114,28 @@ func (n *Node) Equal(m *Node) bool { return n == m }
 // appending to it copies.
 func (n *Node) Children() []*Node {
 	if counting.Load() {
-		visits.Add(int64(len(n.children)))
+		visits.Add(int64(n.nkids))
 	}
-	return n.children
+	return n.children()
+}
+
+func (n *Node) children() []*Node {
+	end := n.kidsAt + n.nkids
+	return n.t.kids[n.kidsAt:end:end]
 }
 
 // NamedChildren lists the named children of n (comments included). The
 // slice is shared: appending to it copies.
 func (n *Node) NamedChildren() []*Node {
 	if counting.Load() {
-		visits.Add(int64(len(n.named)))
+		visits.Add(int64(n.nnamed))
 	}
-	return n.named
+	return n.namedChildren()
+}
+
+func (n *Node) namedChildren() []*Node {
+	end := n.namedAt + n.nnamed
+	return n.t.named[n.namedAt:end:end]
 }
 
 // counting turns on the count of the children that Children and
@@ -130,27 +152,28 @@ func CountVisits(on bool) { counting.Store(on) }
 func Visits() int64       { return visits.Load() }
 
 // ChildCount and Child(i) index every child, tokens included.
-func (n *Node) ChildCount() uint32 { return uint32(len(n.children)) }
+func (n *Node) ChildCount() uint32 { return uint32(n.nkids) }
 func (n *Node) Child(i int) *Node {
-	if i < 0 || i >= len(n.children) {
+	if i < 0 || i >= int(n.nkids) {
 		return nil
 	}
-	return n.children[i]
+	return n.t.kids[int(n.kidsAt)+i]
 }
 
 // NamedChildCount and NamedChild(i) index the named children.
-func (n *Node) NamedChildCount() uint32 { return uint32(len(n.named)) }
+func (n *Node) NamedChildCount() uint32 { return uint32(n.nnamed) }
 func (n *Node) NamedChild(i int) *Node {
-	if i < 0 || i >= len(n.named) {
+	if i < 0 || i >= int(n.nnamed) {
 		return nil
 	}
-	return n.named[i]
+	return n.t.named[int(n.namedAt)+i]
 }
 
 // ChildByFieldName is the first child that fills the field name.
 func (n *Node) ChildByFieldName(name string) *Node {
-	for _, c := range n.children {
-		if c.field == name {
+	fields := n.t.lang.fields
+	for _, c := range n.children() {
+		if c.field != 0 && fields[c.field] == name {
 			return c
 		}
 	}
@@ -159,17 +182,17 @@ func (n *Node) ChildByFieldName(name string) *Node {
 
 // NextSibling and PrevSibling are the children of n's parent beside n.
 func (n *Node) NextSibling() *Node {
-	if n.parent == nil {
+	if n.parent < 0 {
 		return nil
 	}
-	return n.parent.Child(int(n.index) + 1)
+	return n.Parent().Child(int(n.index) + 1)
 }
 
 func (n *Node) PrevSibling() *Node {
-	if n.parent == nil {
+	if n.parent < 0 {
 		return nil
 	}
-	return n.parent.Child(int(n.index) - 1)
+	return n.Parent().Child(int(n.index) - 1)
 }
 
 // NextNamedSibling and PrevNamedSibling are the named siblings beside n.
@@ -200,7 +223,7 @@ func (n *Node) NamedDescendantForByteRange(start, end uint32) *Node {
 	best := n
 	for cur := n; ; {
 		var next *Node
-		for _, c := range cur.children {
+		for _, c := range cur.children() {
 			if c.end < end || c.end <= start {
 				continue
 			}
@@ -223,8 +246,9 @@ func (n *Node) NamedDescendantForByteRange(start, end uint32) *Node {
 // through cgo allocates a Go string each time. Make one per grammar and
 // keep it (go-tree-sitter's GetLanguage returns a new value each call).
 type Language struct {
-	symbols []string
-	fields  []string
+	symbols     []string // by symbol, then "ERROR"
+	fields      []string // by field id; "" first, for none
+	errorSymbol uint16   // where "ERROR" is in symbols
 }
 
 // NewLanguage reads lang's names.
@@ -240,24 +264,17 @@ func NewLanguage(lang *sitter.Language) *Language {
 		}
 		nm.fields = append(nm.fields, f)
 	}
+	nm.errorSymbol = uint16(len(nm.symbols))
+	nm.symbols = append(nm.symbols, "ERROR")
 	return nm
 }
 
-func (nm *Language) symbol(s uint16) string {
-	if s == 0xFFFF {
-		return "ERROR"
+// symbolIndex is where tree-sitter's symbol s is in symbols.
+func (nm *Language) symbolIndex(s uint16) uint16 {
+	if int(s) >= int(nm.errorSymbol) {
+		return nm.errorSymbol // 0xFFFF, tree-sitter's ERROR
 	}
-	if int(s) < len(nm.symbols) {
-		return nm.symbols[s]
-	}
-	return ""
-}
-
-func (nm *Language) field(f uint16) string {
-	if int(f) < len(nm.fields) {
-		return nm.fields[f]
-	}
-	return ""
+	return s
 }
 
 func (nm *Language) fieldID(name string) uint16 {
