@@ -67,16 +67,28 @@ func (q *Query) Matches(t *Tree) []Match {
 		finish, start int
 	}
 	var all []found
-	caps := make([]*Node, len(q.captures))
+	nc := len(q.captures)
+	caps := make([]*Node, nc)
+	var store []*Node // the matches' captures, nc at a time
+	// One closure for the whole walk: a closure made per node would
+	// move that node's loop variables to the heap.
+	var pi, start int
+	found1 := func(last *Node) {
+		if len(store)+nc > cap(store) {
+			store = make([]*Node, 0, max(64*nc, 2*cap(store)))
+		}
+		at := len(store)
+		store = append(store, caps...)
+		all = append(all, found{Match{pi, store[at : at+nc : at+nc]}, int(last.pos), start})
+	}
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		for pi, pat := range q.patterns {
-			if pat.alts == nil && pat.kind != "_" && pat.kind != n.Type() {
+		for k, pat := range q.patterns {
+			if !pat.admits(n) {
 				continue
 			}
-			pat.match(n, caps, func(last *Node) {
-				all = append(all, found{Match{pi, append([]*Node(nil), caps...)}, int(last.pos), i})
-			})
+			pi, start = k, i
+			pat.match(n, caps, found1)
 			clear(caps)
 		}
 	}
@@ -126,11 +138,34 @@ func (p *pattern) matchChildren(kids []*Node, k int, caps []*Node, last *Node, y
 		yield(last)
 		return
 	}
+	child := p.children[k]
 	for i, c := range kids {
-		p.children[k].match(c, caps, func(l *Node) {
-			p.matchChildren(kids[i+1:], k+1, caps, l, yield)
-		})
+		if child.admits(c) {
+			child.match(c, caps, func(l *Node) {
+				p.matchChildren(kids[i+1:], k+1, caps, l, yield)
+			})
+		}
 	}
+}
+
+// admits is the test of n's own type and field, before match looks at
+// its children (and makes a closure to do so).
+func (p *pattern) admits(n *Node) bool {
+	if p.alts != nil {
+		for _, a := range p.alts {
+			if a.admits(n) {
+				return true
+			}
+		}
+		return false
+	}
+	if p.field != "" && (n.field == 0 || p.field != n.FieldName()) {
+		return false
+	}
+	if p.kind == "_" {
+		return n.isNamed
+	}
+	return p.kind == n.Type()
 }
 
 type queryParser struct {
