@@ -24,10 +24,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	}
 	res := &Result{}
 	cur := body
-	skip := map[string]string{} // fixes dropped (an internal error): why
-	// The fixes the findings of the input report (a later pass applies
-	// only these, so that every edit belongs to a reported finding).
-	reported := map[string]bool{}
+	choice := NewFixChoice(e.opts.UnsafeFixes)
 	settled, frozen0 := false, frozen
 	var tree *parsed   // the parse of cur; nil: runOnce parses it
 	var last []Finding // the findings of cur
@@ -43,46 +40,10 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			return nil, err
 		}
 		last = findings
-		for i := range findings {
-			// A rule's fix whose edits overlap is a bug: no order of
-			// applying them is right, and JSON promises they never do.
-			if fd := &findings[i]; fd.Fix != nil && finding.Overlapping(fd.Fix.Edits) {
-				if skip[fixKey(fd)] == "" {
-					res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix has overlapping edits; not applied (internal error, please report)", fd.Code, fd.Name))
-				}
-				skip[fixKey(fd)] = "its fix has overlapping edits, so it is dropped (internal error, please report)"
-				fd.Fix = nil
-				confirm = true
-			}
-		}
+		chosen, deferred := choice.Choose(pass, findings, func(fd *Finding) bool { return finding.FrozenRefuses(fd, frozen) })
+		confirm = confirm || deferred
 		if pass == 0 {
 			res.Findings = findings
-		}
-		var chosen []*Finding
-		for i := range findings {
-			fd := &findings[i]
-			if fd.Fix == nil || len(fd.Fix.Edits) == 0 || skip[fixKey(fd)] != "" {
-				continue
-			}
-			if fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || finding.FrozenRefuses(fd, frozen) {
-				continue
-			}
-			if pass == 0 {
-				reported[fixKey(fd)] = true
-			} else if !reported[fixKey(fd)] {
-				continue // a finding the input did not have: the next run reports it
-			}
-			ok := true
-			for _, c := range chosen {
-				if finding.Conflicts(c.Fix, fd.Fix) {
-					ok = false // waits for the next pass
-					confirm = true
-					break
-				}
-			}
-			if ok {
-				chosen = append(chosen, fd)
-			}
 		}
 		if len(chosen) == 0 {
 			settled = true
@@ -106,7 +67,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			if nextTree != nil {
 				if fails := bindingGuard(cur, next, nextTree, done, chosen); len(fails) > 0 {
 					for _, g := range fails {
-						skip[fixKey(g.fix)] = GuardPrefix + g.why + "; not applied"
+						choice.Skip[fixKey(g.fix)] = GuardPrefix + g.why + "; not applied"
 					}
 					confirm = true
 					nextTree.Close()
@@ -115,8 +76,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			}
 		}
 		for _, d := range dropped {
-			skip[fixKey(d)] = dropsUnparsable
-			res.Dropped = append(res.Dropped, fmt.Sprintf("%s %s: its fix would not parse; not applied (internal error, please report)", d.Code, d.Name))
+			choice.DropUnparsable(d)
 		}
 		res.Passes = pass + 1
 		frozen = shiftSpans(frozen, done)
@@ -140,13 +100,14 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	if tree != nil {
 		tree.Close()
 	}
+	res.Dropped = choice.Dropped
 	if !settled {
 		// Writing a half-fixed file (the same line added eight times) is
 		// worse than writing nothing.
 		cur, frozen = body, frozen0
 		res.Dropped = append(res.Dropped, fmt.Sprintf("the fixes did not settle after %d passes; none applied (internal error, please report)", maxPasses))
 	}
-	e.setOutcomes(res.Findings, last, settled, skip, frozen0)
+	e.setOutcomes(res.Findings, last, settled, choice.Skip, frozen0)
 	out := cur
 	if bytes.HasPrefix(text, bom) {
 		out = append(append([]byte{}, bom...), cur...)
@@ -172,9 +133,6 @@ func unapplied(findings []Finding, chosen []*Finding) []Finding {
 	}
 	return left
 }
-
-// dropsUnparsable is the outcome of a fix dropped for breaking the parse.
-const dropsUnparsable = "its fix would not parse, so it is dropped (internal error, please report)"
 
 func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 
