@@ -23,14 +23,16 @@ type Facts struct {
 	// "AMC" -> "transformers.AutoModelForCausalLM".
 	imports map[string]string
 	// importStmts are the top-level import statements, in order.
-	importStmts []*syntree.Node
-	module      *Func
-	loads       []*Load // computed on first use
-	useMemo     map[*Func]Use
-	flows       map[flowKey]*flowResult // the flow of names, per scope and name (flow.go)
-	editScope   *string                 // notEditedBecause, once decided
-	byMethod    map[string][]*Call      // Calls by their last name, on first use
-	gemma2Named *bool                   // namesGemma2, once decided
+	importStmts  []*syntree.Node
+	module       *Func
+	loads        []*Load // computed on first use
+	useMemo      map[*Func]Use
+	useDepthMemo map[useKey]Use          // trainingUse, by scope and depth
+	useEvals     int                     // trainingUse's evaluations, for a test that they stay few
+	flows        map[flowKey]*flowResult // the flow of names, per scope and name (flow.go)
+	editScope    *string                 // notEditedBecause, once decided
+	byMethod     map[string][]*Call      // Calls by their last name, on first use
+	gemma2Named  *bool                   // namesGemma2, once decided
 }
 
 // Call is one call expression.
@@ -348,6 +350,29 @@ func (f *Facts) trainingUse(fn *Func, depth int) Use {
 	if fn.Node == nil || depth > 4 {
 		return NotTraining
 	}
+	// Kept by depth too: a helper called from hundreds of places (a test
+	// file's self.get_model()) would be asked again for each caller's
+	// caller, four levels deep.
+	key := useKey{fn, depth}
+	if u, ok := f.useDepthMemo[key]; ok {
+		return u
+	}
+	u := f.trainingUseOf(fn, depth)
+	if f.useDepthMemo == nil {
+		f.useDepthMemo = map[useKey]Use{}
+	}
+	f.useDepthMemo[key] = u
+	return u
+}
+
+// useKey is a scope and the depth at which its use is asked.
+type useKey struct {
+	fn    *Func
+	depth int
+}
+
+func (f *Facts) trainingUseOf(fn *Func, depth int) Use {
+	f.useEvals++
 	train, other := 0, 0
 	for _, c := range f.callsOf(fn.Name) {
 		if c.Func == fn {

@@ -1,7 +1,11 @@
 package rewrite
 
 import (
-	"github.com/loratune/loratune-fix/syntree"
+	"time"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/treewalk"
 )
 
 // Tree-sitter's Python grammar accepts a statement indented deeper than
@@ -10,52 +14,74 @@ import (
 // branch can make exactly that, so the verifying parse also checks that the
 // statements of each block it looks at start at one column.
 
-// misindentedIn reports a block touched by the new text of edits (made
-// text from the text before them) whose statements do not share one
-// indentation.
-func misindentedIn(root *syntree.Node, text []byte, edits []Edit) bool {
+// misindentedNear reports a block touched by the new text of edits (made
+// text from the text before them), or lying inside it, whose statements do
+// not share one indentation. It reads tree-sitter's tree directly: a few
+// blocks, not the whole tree, so that a file whose fixes are tried one at
+// a time is not copied into Go once per try.
+func misindentedNear(root *sitter.Node, text []byte, edits []Edit) bool {
 	for _, sp := range outputSpans(edits) {
-		n := root.NamedDescendantForByteRange(uint32(sp.start), uint32(sp.start+len(sp.text)))
+		from, to := uint32(sp.start), uint32(sp.start+len(sp.text))
+		n := root.NamedDescendantForPointRange(pointOf(text, sp.start), pointOf(text, sp.start+len(sp.text)))
 		for n != nil && n.Type() != "block" && n.Type() != "module" {
 			n = n.Parent()
 		}
-		if n != nil && !evenlyIndented(n, text) {
+		if n != nil && misindentedWithin(n, text, from, to, true) {
 			return true
 		}
 	}
 	return false
 }
 
-// parsesAsOutput is the verifying parse of a text built by fixes, from
-// scratch: no ERROR or MISSING node, and every block evenly indented.
-func parsesAsOutput(text []byte) bool {
-	tree, err := parse(text, 0)
-	if err != nil {
-		return false
-	}
-	defer tree.Close()
-	return !tree.RootNode().HasError() && !misindented(goTree(tree).Root(), text)
-}
-
-// misindented reports any block of the tree whose statements do not share
-// one indentation.
-func misindented(n *syntree.Node, text []byte) bool {
-	if (n.Type() == "block" || n.Type() == "module") && !evenlyIndented(n, text) {
+// misindentedWithin checks block n (when check) and the blocks under it
+// that overlap [from, to].
+func misindentedWithin(n *sitter.Node, text []byte, from, to uint32, check bool) bool {
+	if check && !evenlyIndented(n, text) {
 		return true
 	}
-	for _, c := range n.Children() {
-		if misindented(c, text) {
+	for _, c := range treewalk.NamedChildren(n) {
+		if c.EndByte() < from || c.StartByte() > to {
+			continue
+		}
+		if misindentedWithin(c, text, from, to, c.Type() == "block") {
 			return true
 		}
 	}
 	return false
+}
+
+// outputParses is the verifying parse of text, which edits made of
+// before (parsed as tree, or nil): no ERROR or MISSING node, and the
+// blocks the edits touch evenly indented. The parse reuses what the edits
+// left of tree; only a failure is confirmed from scratch. It returns the
+// parse, or nil.
+func outputParses(before []byte, tree *parsed, text []byte, edits []Edit, limit time.Duration) *parsed {
+	var old *sitter.Tree
+	if tree != nil {
+		old = edited(tree.ts, before, edits)
+	}
+	ts := verified(text, old, limit)
+	if ts == nil && old != nil {
+		// The incremental parse can see an error that a parse from
+		// scratch does not (tree-sitter's recovery differs); the parse
+		// from scratch is the verdict, as for the text a later run reads.
+		ts = verified(text, nil, limit)
+	}
+	if ts == nil {
+		return nil
+	}
+	if misindentedNear(ts.RootNode(), text, edits) {
+		ts.Close()
+		return nil
+	}
+	return &parsed{ts: ts}
 }
 
 // evenlyIndented reports whether the statements of block that begin their
 // line all begin at the same column (comments may sit anywhere).
-func evenlyIndented(block *syntree.Node, text []byte) bool {
+func evenlyIndented(block *sitter.Node, text []byte) bool {
 	col := -1
-	for _, st := range block.NamedChildren() {
+	for _, st := range treewalk.NamedChildren(block) {
 		if st.Type() == "comment" || !startsLine(text, int(st.StartByte())) {
 			continue
 		}

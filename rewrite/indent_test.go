@@ -17,8 +17,10 @@ func TestOutputIndentation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := parsesAsOutput([]byte(c.text)); got != c.ok {
-				t.Errorf("parsesAsOutput = %v, want %v", got, c.ok)
+			// The whole text as one insertion: every block is touched.
+			got := parses(nil, nil, []byte(c.text), []Edit{{NewText: c.text}}, 0)
+			if got != c.ok {
+				t.Errorf("parses = %v, want %v", got, c.ok)
 			}
 		})
 	}

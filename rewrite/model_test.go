@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -271,5 +272,31 @@ func TestTrainingLoadUnslothTuple(t *testing.T) {
 	f := fileOf(t, "from unsloth import FastLanguageModel\nmodel, tok = FastLanguageModel.from_pretrained(model_name='m')\nmodel = FastLanguageModel.get_peft_model(model, r=8)\n")
 	if l := f.ModelLoads(); len(l) != 1 || l[0].Use != Training {
 		t.Fatalf("loads %v", l)
+	}
+}
+
+// A scope's training use is worked out once per depth: in a test file
+// where twenty classes each define the same five helpers, each calling
+// the one below, asking level by level made 20^4 evaluations (minutes
+// on peft's test files).
+func TestTrainingUseIsWorkedOutOncePerScope(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(modelHead)
+	for c := range 20 {
+		fmt.Fprintf(&b, "class Case%d:\n    def l0(self):\n        return AM.from_pretrained('m')\n", c)
+		for k := 1; k < 5; k++ {
+			fmt.Fprintf(&b, "    def l%d(self):\n        return self.l%d()\n", k, k-1)
+		}
+		b.WriteString("    def test_train(self):\n        Trainer(model=self.l4()).train()\n")
+	}
+	f := fileOf(t, b.String())
+	for _, fn := range f.Funcs {
+		f.TrainingUse(fn)
+	}
+	if got := f.TrainingUse(f.Funcs[0]); got != Training {
+		t.Errorf("l0 of the first class: %v, want training (its callers' callers train)", got)
+	}
+	if limit := 5 * len(f.Funcs); f.useEvals > limit {
+		t.Errorf("%d evaluations of training use for %d scopes, want at most %d", f.useEvals, len(f.Funcs), limit)
 	}
 }

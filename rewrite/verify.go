@@ -21,16 +21,8 @@ func applyVerified(text []byte, tree *parsed, chosen []*Finding, limit time.Dura
 		all = append(all, c.Fix.Edits...)
 	}
 	if out, err := finding.ApplyEdits(text, all); err == nil {
-		var old *sitter.Tree
-		if tree != nil {
-			old = edited(tree.ts, text, all)
-		}
-		if ts := verified(out, old, limit); ts != nil {
-			p := &parsed{ts: ts}
-			if !misindentedIn(p.goTree().Root(), out, all) {
-				return out, all, nil, p
-			}
-			p.Close()
+		if p := outputParses(text, tree, out, all, limit); p != nil {
+			return out, all, nil, p
 		}
 	}
 	var dropped []*Finding
@@ -39,21 +31,22 @@ func applyVerified(text []byte, tree *parsed, chosen []*Finding, limit time.Dura
 	for _, c := range chosen {
 		edits := append(append([]Edit(nil), kept...), c.Fix.Edits...)
 		out, err := finding.ApplyEdits(text, edits)
-		if err == nil && parsesAsOutput(out) {
+		if err == nil && parses(text, tree, out, edits, limit) {
 			kept, cur = edits, out
 			continue
 		}
 		// A fix that parses alone only clashed with another (two keywords
 		// inserted at one place): it waits for the next pass, recomputed
 		// on the new text. One that breaks the parse alone is dropped.
-		if alone, err := finding.ApplyEdits(text, c.Fix.Edits); err != nil || !parsesAsOutput(alone) {
+		if alone, err := finding.ApplyEdits(text, c.Fix.Edits); err != nil || !parses(text, tree, alone, c.Fix.Edits, limit) {
 			dropped = append(dropped, c)
 		}
 	}
 	return cur, kept, dropped, nil
 }
 
-// MISSING node, else nil. old, when not nil, is the tree of the text
+// verified is the parse of text when it has no ERROR or MISSING node,
+// else nil. old, when not nil, is the tree of the text
 // before the edits that made text, edited to match (see edited); the
 // parse reuses what the edits left alone, and closes old.
 func verified(text []byte, old *sitter.Tree, limit time.Duration) *sitter.Tree {
@@ -112,4 +105,13 @@ func advance(p sitter.Point, s string) sitter.Point {
 		return sitter.Point{Row: p.Row + uint32(n), Column: uint32(len(s) - strings.LastIndexByte(s, '\n') - 1)}
 	}
 	return sitter.Point{Row: p.Row, Column: p.Column + uint32(len(s))}
+}
+
+// parses is outputParses for a yes or no.
+func parses(before []byte, tree *parsed, text []byte, edits []Edit, limit time.Duration) bool {
+	p := outputParses(before, tree, text, edits, limit)
+	if p != nil {
+		p.Close()
+	}
+	return p != nil
 }

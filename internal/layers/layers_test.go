@@ -31,7 +31,7 @@ var mayImport = map[string][]string{
 	"review":    {"finding", "version", "report", "udiff", "gitcmd", "githubapi"},
 	"githubapi": {},
 	"gitcmd":    {},
-	"rewrite":   {"finding", "version", "queries", "syntree"},
+	"rewrite":   {"finding", "version", "queries", "syntree", "treewalk"},
 	"launch":    {"finding", "version", "queries", "treewalk", "syntree", "rewrite"},
 }
 
