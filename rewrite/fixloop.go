@@ -39,6 +39,10 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 		if tree = used; err != nil {
 			return nil, err
 		}
+		// The rules are done with the Go copy of the tree; what follows
+		// reads tree-sitter's tree and the parse of the output. On a big
+		// file the copy is a third of the memory held.
+		tree.gt = nil
 		last = findings
 		chosen, deferred := choice.Choose(pass, findings, func(fd *Finding) bool { return finding.FrozenRefuses(fd, frozen) })
 		confirm = confirm || deferred

@@ -89,13 +89,22 @@ func New(ts *sitter.Tree, nm *Language) *Tree {
 	if b == nil {
 		b = &buffer{}
 	}
-	defer buffers.Put(b)
 	recs := walkC(root, b)
 	if recs == nil {
 		recs = walkCursor(root, nm)
 	}
-	return assemble(recs, nm)
+	t := assemble(recs, nm)
+	// The room a big file needed is not kept for the next: a pool holds
+	// on to what it is given.
+	if len(b.recs) <= maxPooled {
+		buffers.Put(b)
+	}
+	return t
 }
+
+// maxPooled is the most records a pooled buffer keeps room for (about a
+// 100 KB script).
+const maxPooled = 1 << 15
 
 // walkC reads the tree in a single cgo call. go-tree-sitter keeps a
 // node's C value unexported, as the first field of its Node; the walk
