@@ -26,6 +26,7 @@ type exitCode int
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func main() {
+	paceGC()
 	root := newRoot()
 	stopProfile := startProfile()
 	err := root.Execute()
