@@ -10,6 +10,7 @@ import (
 	"iter"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -229,7 +230,8 @@ func Run(ctx context.Context, opts *Options, files []string, emit func(*finding.
 // RunSeq is Run over a stream of paths, such as Walk yields: a path that
 // comes with an error is emitted as a finding.FileResult with that error, in its place.
 // Memory is bounded by the files in flight (a window of two batches, up
-// to 64 files, per worker), never by the number of files. For a check
+// to 64 files, per worker, and as many paths looked ahead; see batcher),
+// never by the number of files. For a check
 // (not Fix) run the bytes are dropped from each finding.FileResult once emit returns.
 func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*finding.FileResult)) {
 	jobs := opts.Jobs
@@ -247,12 +249,6 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			return ctx.Err() != nil
 		}
 	}
-	// Workers take files in batches of consecutive paths: a hand-over
-	// between goroutines costs more than reading and skipping a file, so
-	// one per file would dominate a tree of prefilter misses. Batches
-	// start at one file and grow to maxBatch, so that a run of a few slow
-	// files still spreads over every worker.
-	const maxBatch = 32
 	type batch struct {
 		paths  []string
 		files  []*finding.FileResult // an error from the walk is in its place already
@@ -325,15 +321,12 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 	go func() {
 		defer close(window)
 		defer close(work)
-		size, sent := 1, 0
-		b := &batch{done: make(chan struct{})}
-		send := func() {
+		q := batcher{jobs: jobs, size: 1}
+		send := func(n int) {
+			paths, files := q.cut(n)
+			b := &batch{paths: paths, files: files, done: make(chan struct{})}
 			window <- b
 			work <- b
-			if sent++; sent%jobs == 0 && size < maxBatch {
-				size *= 2
-			}
-			b = &batch{done: make(chan struct{})}
 		}
 		for p, err := range paths {
 			if stopped() {
@@ -343,14 +336,13 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			if err != nil {
 				f = &finding.FileResult{Path: p, Err: err}
 			}
-			b.paths = append(b.paths, p)
-			b.files = append(b.files, f)
-			if len(b.paths) == size {
-				send()
+			q.add(p, f)
+			if n := q.next(false); n > 0 {
+				send(n)
 			}
 		}
-		if len(b.paths) > 0 && !stopped() {
-			send()
+		for q.len() > 0 && !stopped() {
+			send(q.next(true))
 		}
 	}()
 	go func() {
@@ -375,6 +367,58 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 	}
 	wg.Wait()
 	writers.Wait()
+}
+
+// maxBatch is the most files a batch holds.
+const maxBatch = 32
+
+// batcher cuts the stream of paths into the batches that workers take:
+// consecutive paths, as a hand-over between goroutines costs more than
+// reading and skipping a file, so one per file would dominate a tree of
+// prefilter misses. Batches start at one file and double every jobs
+// batches up to maxBatch, so that a run of a few slow files at the start
+// still spreads over every worker. A batch is cut only once the paths
+// behind it make 2*jobs batches of its size (a look-ahead of at most
+// 2*jobs*maxBatch paths); when the walk has ended and fewer are left,
+// each batch takes 1/(2*jobs) of the rest (guided scheduling), so that
+// the last batches are single files and no worker sits idle while
+// another finishes a full batch.
+type batcher struct {
+	jobs  int
+	size  int // the growing size, from 1
+	cuts  int
+	paths []string
+	files []*finding.FileResult
+}
+
+func (q *batcher) add(p string, f *finding.FileResult) {
+	q.paths = append(q.paths, p)
+	q.files = append(q.files, f)
+}
+
+func (q *batcher) len() int { return len(q.paths) }
+
+// next is the size of the batch to cut now, 0 for none yet; walkDone
+// says that no path will follow the queued ones.
+func (q *batcher) next(walkDone bool) int {
+	share := q.jobs * 2
+	switch {
+	case len(q.paths) >= share*q.size:
+		return q.size
+	case walkDone:
+		return max(1, min(q.size, len(q.paths)/share))
+	}
+	return 0
+}
+
+// cut takes the first n paths off the queue, with their results.
+func (q *batcher) cut(n int) ([]string, []*finding.FileResult) {
+	paths, files := slices.Clone(q.paths[:n]), slices.Clone(q.files[:n])
+	q.paths, q.files = q.paths[n:], q.files[n:]
+	if q.cuts++; q.cuts%q.jobs == 0 && q.size < maxBatch {
+		q.size *= 2
+	}
+	return paths, files
 }
 
 // shiftFinding moves a finding's byte offsets by n.
