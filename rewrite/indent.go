@@ -5,6 +5,7 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 
+	"github.com/loratune/loratune-fix/syntree"
 	"github.com/loratune/loratune-fix/treewalk"
 )
 
@@ -14,19 +15,52 @@ import (
 // branch can make exactly that, so the verifying parse also checks that the
 // statements of each block it looks at start at one column.
 
+// indentNode is what the indentation check reads of a node: the Go copy
+// of a tree (syntree), which the binding guard builds for the output
+// anyway, or tree-sitter's own, read directly where one fix at a time is
+// tried and a Go copy of the whole file per try would cost more than the
+// few blocks looked at.
+type indentNode[N any] interface {
+	comparable
+	Type() string
+	StartByte() uint32
+	EndByte() uint32
+	StartPoint() sitter.Point
+	Parent() N
+}
+
+// indentReader reads a tree for the check: the smallest named node over
+// a byte range, and a node's named children.
+type indentReader[N indentNode[N]] struct {
+	text       []byte
+	descendant func(from, to uint32) N
+	children   func(N) []N
+}
+
+// goTreeIndent reads the Go copy of a tree.
+func goTreeIndent(root *syntree.Node, text []byte) indentReader[*syntree.Node] {
+	return indentReader[*syntree.Node]{text, root.NamedDescendantForByteRange, (*syntree.Node).NamedChildren}
+}
+
+// cTreeIndent reads tree-sitter's tree through cgo.
+func cTreeIndent(root *sitter.Node, text []byte) indentReader[*sitter.Node] {
+	return indentReader[*sitter.Node]{text, func(from, to uint32) *sitter.Node {
+		return root.NamedDescendantForPointRange(pointOf(text, int(from)), pointOf(text, int(to)))
+	}, treewalk.NamedChildren}
+}
+
 // misindentedNear reports a block touched by the new text of edits (made
 // text from the text before them), or lying inside it, whose statements do
-// not share one indentation. It reads tree-sitter's tree directly: a few
-// blocks, not the whole tree, so that a file whose fixes are tried one at
-// a time is not copied into Go once per try.
-func misindentedNear(root *sitter.Node, text []byte, edits []Edit) bool {
+// not share one indentation.
+func misindentedNear[N indentNode[N]](r indentReader[N], edits []Edit) bool {
+	var none N
 	for _, sp := range outputSpans(edits) {
 		from, to := uint32(sp.start), uint32(sp.start+len(sp.text))
-		n := root.NamedDescendantForPointRange(pointOf(text, sp.start), pointOf(text, sp.start+len(sp.text)))
-		for n != nil && n.Type() != "block" && n.Type() != "module" {
+		n := r.descendant(from, to)
+		for n != none && n.Type() != "block" && n.Type() != "module" {
 			n = n.Parent()
 		}
-		if n != nil && misindentedWithin(n, text, from, to, true) {
+		if n != none && r.misindentedWithin(n, from, to, true) {
 			return true
 		}
 	}
@@ -35,15 +69,16 @@ func misindentedNear(root *sitter.Node, text []byte, edits []Edit) bool {
 
 // misindentedWithin checks block n (when check) and the blocks under it
 // that overlap [from, to].
-func misindentedWithin(n *sitter.Node, text []byte, from, to uint32, check bool) bool {
-	if check && !evenlyIndented(n, text) {
+func (r indentReader[N]) misindentedWithin(n N, from, to uint32, check bool) bool {
+	kids := r.children(n)
+	if check && !evenlyIndented(kids, r.text) {
 		return true
 	}
-	for _, c := range treewalk.NamedChildren(n) {
+	for _, c := range kids {
 		if c.EndByte() < from || c.StartByte() > to {
 			continue
 		}
-		if misindentedWithin(c, text, from, to, c.Type() == "block") {
+		if r.misindentedWithin(c, from, to, c.Type() == "block") {
 			return true
 		}
 	}
@@ -53,9 +88,10 @@ func misindentedWithin(n *sitter.Node, text []byte, from, to uint32, check bool)
 // outputParses is the verifying parse of text, which edits made of
 // before (parsed as tree, or nil): no ERROR or MISSING node, and the
 // blocks the edits touch evenly indented. The parse reuses what the edits
-// left of tree; only a failure is confirmed from scratch. It returns the
-// parse, or nil.
-func outputParses(before []byte, tree *parsed, text []byte, edits []Edit, limit time.Duration) *parsed {
+// left of tree; only a failure is confirmed from scratch. whole says the
+// parse is the pass's output, whose Go copy the binding guard reads next.
+// It returns the parse, or nil.
+func outputParses(before []byte, tree *parsed, text []byte, edits []Edit, limit time.Duration, whole bool) *parsed {
 	var old *sitter.Tree
 	if tree != nil {
 		old = edited(tree.ts, before, edits)
@@ -70,18 +106,25 @@ func outputParses(before []byte, tree *parsed, text []byte, edits []Edit, limit 
 	if ts == nil {
 		return nil
 	}
-	if misindentedNear(ts.RootNode(), text, edits) {
-		ts.Close()
+	p := &parsed{ts: ts}
+	if whole {
+		// The binding guard reads the Go copy of the output next.
+		if misindentedNear(goTreeIndent(p.goTree().Root(), text), edits) {
+			p.Close()
+			return nil
+		}
+	} else if misindentedNear(cTreeIndent(ts.RootNode(), text), edits) {
+		p.Close()
 		return nil
 	}
-	return &parsed{ts: ts}
+	return p
 }
 
-// evenlyIndented reports whether the statements of block that begin their
-// line all begin at the same column (comments may sit anywhere).
-func evenlyIndented(block *sitter.Node, text []byte) bool {
+// evenlyIndented reports whether the statements of a block that begin
+// their line all begin at the same column (comments may sit anywhere).
+func evenlyIndented[N indentNode[N]](stmts []N, text []byte) bool {
 	col := -1
-	for _, st := range treewalk.NamedChildren(block) {
+	for _, st := range stmts {
 		if st.Type() == "comment" || !startsLine(text, int(st.StartByte())) {
 			continue
 		}

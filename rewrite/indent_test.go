@@ -18,9 +18,15 @@ func TestOutputIndentation(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			// The whole text as one insertion: every block is touched.
-			got := parses(nil, nil, []byte(c.text), []Edit{{NewText: c.text}}, 0)
-			if got != c.ok {
-				t.Errorf("parses = %v, want %v", got, c.ok)
+			// Read through tree-sitter's tree and through the Go copy.
+			for _, whole := range []bool{false, true} {
+				p := outputParses(nil, nil, []byte(c.text), []Edit{{NewText: c.text}}, 0, whole)
+				if p != nil {
+					p.Close()
+				}
+				if got := p != nil; got != c.ok {
+					t.Errorf("Go copy %v: parses = %v, want %v", whole, got, c.ok)
+				}
 			}
 		})
 	}

@@ -21,7 +21,7 @@ func applyVerified(text []byte, tree *parsed, chosen []*Finding, limit time.Dura
 		all = append(all, c.Fix.Edits...)
 	}
 	if out, err := finding.ApplyEdits(text, all); err == nil {
-		if p := outputParses(text, tree, out, all, limit); p != nil {
+		if p := outputParses(text, tree, out, all, limit, true); p != nil {
 			return out, all, nil, p
 		}
 	}
@@ -109,7 +109,7 @@ func advance(p sitter.Point, s string) sitter.Point {
 
 // parses is outputParses for a yes or no.
 func parses(before []byte, tree *parsed, text []byte, edits []Edit, limit time.Duration) bool {
-	p := outputParses(before, tree, text, edits, limit)
+	p := outputParses(before, tree, text, edits, limit, false)
 	if p != nil {
 		p.Close()
 	}
