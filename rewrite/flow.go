@@ -165,9 +165,12 @@ func (w *walker) declaredOuter(body *syntree.Node) bool {
 	return found
 }
 
+// snapshot records st at a statement or a read. It shares st's defs,
+// clipped: the flow only ever appends to a fresh copy (merge) or makes a
+// new slice (bind), so a recorded state cannot change under its reader.
 func (w *walker) snapshot(m map[uint32]flowState, at uint32, st flowState) {
 	if w.record {
-		m[at] = flowState{defs: append([]*Def(nil), st.defs...), unbound: st.unbound, dead: st.dead}
+		m[at] = flowState{defs: st.defs[:len(st.defs):len(st.defs)], unbound: st.unbound, dead: st.dead}
 	}
 }
 

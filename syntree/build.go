@@ -191,7 +191,7 @@ func boolByte(b bool) C.uint8_t {
 // assemble makes the Tree of the walk's records: the nodes in one array,
 // the child lists in two more, and HasError from the leaves up.
 func assemble(recs []record, nm *Language) *Tree {
-	t := &Tree{nodes: make([]Node, len(recs)), ids: make([]uintptr, len(recs)), lang: nm}
+	t := &Tree{nodes: make([]Node, len(recs)), lang: nm}
 	for i := range recs {
 		r := &recs[i]
 		n := &t.nodes[i]
@@ -206,12 +206,12 @@ func assemble(recs []record, nm *Language) *Tree {
 		n.isNamed, n.missing = r.named != 0, r.missing != 0
 		n.hasError = n.missing || n.symbol == nm.errorSymbol
 		n.pos, n.parent = int32(i), int32(r.parent)
-		t.ids[i] = uintptr(r.id)
 		if p := n.parent; p >= 0 {
 			parent := &t.nodes[p]
 			n.index = parent.nkids
 			parent.nkids++
 			if n.isNamed {
+				n.nindex = parent.nnamed
 				parent.nnamed++
 			}
 		}
@@ -227,16 +227,12 @@ func assemble(recs []record, nm *Language) *Tree {
 	}
 	t.kids = make([]*Node, at)
 	t.named = make([]*Node, nat)
-	fill := make([]int32, len(t.nodes)) // children placed so far, by parent
-	nfill := make([]int32, len(t.nodes))
 	for i := 1; i < len(t.nodes); i++ {
 		n := &t.nodes[i]
 		p := &t.nodes[n.parent]
-		t.kids[p.kidsAt+fill[n.parent]] = n
-		fill[n.parent]++
+		t.kids[p.kidsAt+n.index] = n
 		if n.isNamed {
-			t.named[p.namedAt+nfill[n.parent]] = n
-			nfill[n.parent]++
+			t.named[p.namedAt+n.nindex] = n
 		}
 	}
 	for i := len(t.nodes) - 1; i > 0; i-- {

@@ -91,9 +91,10 @@ func TestNodesMatchAPI(t *testing.T) {
 	for name, src := range sources(t) {
 		ts := parseTS(t, src)
 		tree := New(ts, nm)
+		of := nodeOf(ts, tree, nm)
 		var visit func(s *sitter.Node)
 		visit = func(s *sitter.Node) {
-			n := tree.Of(s)
+			n := of(s)
 			if n == nil {
 				t.Fatalf("%s: no node for %s at %d", name, s.Type(), s.StartByte())
 			}
@@ -112,7 +113,7 @@ func TestNodesMatchAPI(t *testing.T) {
 				t.Fatalf("%s: %d/%d children, want %d/%d", where(), n.ChildCount(), n.NamedChildCount(), s.ChildCount(), s.NamedChildCount())
 			}
 			same := func(what string, got *Node, want *sitter.Node) {
-				if (got == nil) != (want == nil) || got != nil && got != tree.Of(want) {
+				if (got == nil) != (want == nil) || got != nil && got != of(want) {
 					t.Fatalf("%s: %s differs", where(), what)
 				}
 			}
@@ -143,7 +144,7 @@ func TestNodesMatchAPI(t *testing.T) {
 			}
 		}
 		visit(ts.RootNode())
-		if tree.Len() == 0 || tree.Root() != tree.Of(ts.RootNode()) {
+		if tree.Len() == 0 || tree.Root() != of(ts.RootNode()) {
 			t.Fatalf("%s: root", name)
 		}
 	}
@@ -158,4 +159,19 @@ func byteAt(src []byte, p sitter.Point) uint32 {
 		off += i + 1
 	}
 	return uint32(off) + p.Column
+}
+
+// nodeOf maps the nodes of ts, from which tree was built, to tree's: the
+// cursor walk reads them in the order of tree's array.
+func nodeOf(ts *sitter.Tree, tree *Tree, nm *Language) func(*sitter.Node) *Node {
+	byID := map[uintptr]*Node{}
+	for i, r := range walkCursor(ts.RootNode(), nm) {
+		byID[uintptr(r.id)] = &tree.nodes[i]
+	}
+	return func(n *sitter.Node) *Node {
+		if n == nil {
+			return nil
+		}
+		return byID[n.ID()]
+	}
 }

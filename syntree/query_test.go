@@ -56,6 +56,7 @@ func TestMatchesAsTreeSitter(t *testing.T) {
 	for name, src := range sources(t) {
 		ts := parseTS(t, src)
 		tree := New(ts, nm)
+		of := nodeOf(ts, tree, nm)
 		var want []Match
 		qc := sitter.NewQueryCursor()
 		qc.Exec(ref, ts.RootNode())
@@ -66,7 +67,7 @@ func TestMatchesAsTreeSitter(t *testing.T) {
 			}
 			caps := make([]*Node, ref.CaptureCount())
 			for _, c := range m.Captures {
-				caps[c.Index] = tree.Of(c.Node)
+				caps[c.Index] = of(c.Node)
 			}
 			want = append(want, Match{int(m.PatternIndex), caps})
 		}

@@ -8,7 +8,6 @@
 package syntree
 
 import (
-	"sort"
 	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -19,7 +18,6 @@ type Tree struct {
 	nodes []Node
 	kids  []*Node   // the child lists, one after another
 	named []*Node   // the named-child lists, one after another
-	ids   []uintptr // the tree-sitter node id of each node, for Of
 	lang  *Language
 }
 
@@ -40,6 +38,7 @@ type Node struct {
 	namedAt  int32 // the named children are t.named[namedAt : namedAt+nnamed]
 	nnamed   int32
 	index    int32  // position among the parent's children
+	nindex   int32  // position among the parent's named children (if named)
 	symbol   uint16 // index in t.lang.symbols
 	field    uint16 // index in t.lang.fields (0: none)
 	isNamed  bool
@@ -52,23 +51,6 @@ func (t *Tree) Root() *Node { return &t.nodes[0] }
 
 // Len is the number of nodes.
 func (t *Tree) Len() int { return len(t.nodes) }
-
-// Of is the node of t that n, a node of the tree-sitter tree t was built
-// from, stands for; nil for nil or none. It searches the nodes that start
-// where n does.
-func (t *Tree) Of(n *sitter.Node) *Node {
-	if n == nil {
-		return nil
-	}
-	start, id := n.StartByte(), n.ID()
-	i := sort.Search(len(t.nodes), func(i int) bool { return t.nodes[i].start >= start })
-	for ; i < len(t.nodes) && t.nodes[i].start == start; i++ {
-		if t.ids[i] == id {
-			return &t.nodes[i]
-		}
-	}
-	return nil
-}
 
 // Type is the node's grammar name ("call", "identifier", "(").
 func (n *Node) Type() string { return n.t.lang.symbols[n.symbol] }
