@@ -16,8 +16,8 @@ import (
 // Tree is a parsed source held in Go memory.
 type Tree struct {
 	nodes []Node
-	kids  []*Node   // the child lists, one after another
-	named []*Node   // the named-child lists, one after another
+	kids  []*Node // the child lists, one after another
+	named []*Node // the named-child lists, one after another
 	lang  *Language
 }
 
