@@ -1,9 +1,11 @@
 package syntree
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Query matches tree-sitter query patterns against a Tree in Go: the
@@ -17,6 +19,7 @@ import (
 type Query struct {
 	patterns []*pattern
 	captures []string // capture id -> name
+	starts   sync.Map // *Language -> []bool: by symbol, whether a pattern can start there
 }
 
 // pattern is one node pattern: a type ("_": any named node), the child
@@ -81,8 +84,12 @@ func (q *Query) Matches(t *Tree) []Match {
 		store = append(store, caps...)
 		all = append(all, found{Match{pi, store[at : at+nc : at+nc]}, int(last.pos), start})
 	}
+	starts := q.startsOf(t.lang)
 	for i := range t.nodes {
 		n := &t.nodes[i]
+		if !starts[n.symbol] {
+			continue // most nodes: no pattern is of their type
+		}
 		for k, pat := range q.patterns {
 			if !pat.admits(n) {
 				continue
@@ -92,17 +99,43 @@ func (q *Query) Matches(t *Tree) []Match {
 			clear(caps)
 		}
 	}
-	sort.SliceStable(all, func(a, b int) bool {
-		if all[a].finish != all[b].finish {
-			return all[a].finish < all[b].finish
-		}
-		return all[a].start < all[b].start
+	slices.SortStableFunc(all, func(a, b found) int {
+		return cmp.Or(cmp.Compare(a.finish, b.finish), cmp.Compare(a.start, b.start))
 	})
 	out := make([]Match, len(all))
 	for i, f := range all {
 		out[i] = f.m
 	}
 	return out
+}
+
+// startsOf says, for each symbol of lang, whether a top-level pattern can
+// match a node of it, worked out once per language.
+func (q *Query) startsOf(lang *Language) []bool {
+	if v, ok := q.starts.Load(lang); ok {
+		return v.([]bool)
+	}
+	starts := make([]bool, len(lang.symbols))
+	for sym, name := range lang.symbols {
+		for _, p := range q.patterns {
+			starts[sym] = starts[sym] || p.mayStart(name)
+		}
+	}
+	q.starts.Store(lang, starts)
+	return starts
+}
+
+// mayStart reports whether p can match a node whose type is kind.
+func (p *pattern) mayStart(kind string) bool {
+	if p.alts != nil {
+		for _, a := range p.alts {
+			if a.mayStart(kind) {
+				return true
+			}
+		}
+		return false
+	}
+	return p.kind == "_" || p.kind == kind
 }
 
 // match calls yield once for every way n matches p, with caps bound and
