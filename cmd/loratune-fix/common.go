@@ -159,6 +159,7 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 	defer prog.finish()
 	// The first Ctrl-C starts no new file, the second stops those in
 	// flight; either way every file written is emitted (and reported).
+	defer spareP(opts)()
 	stoppable := *opts
 	stoppable.Stop = cmdContext().Done()
 	done, written := 0, 0
