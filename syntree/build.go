@@ -119,8 +119,8 @@ func walkC(root *sitter.Node, b *buffer) []record {
 	if uintptr(c.id) != root.ID() {
 		return nil
 	}
-	// About one node per three bytes of Python; a tree that needs more
-	// is walked again with room for four times as many.
+	// About one node per three bytes of Python, room for one per two; a
+	// tree that needs more is walked again with room for four times as many.
 	size := max(1024, int(root.EndByte())/2)
 	for {
 		if len(b.recs) < size {

@@ -46,7 +46,7 @@ type Node struct {
 	hasError bool
 }
 
-// Root is the tree's module node.
+// Root is the tree's root node (a Python module's "module").
 func (t *Tree) Root() *Node { return &t.nodes[0] }
 
 // Len is the number of nodes.
