@@ -328,12 +328,63 @@ func relayGrownList(src *Source, root *syntree.Node, fx *Fix) {
 			inside = append(inside, e)
 		}
 	}
-	if e, ok := relaid(src, list, inside); ok {
+	e, ok := relaid(src, list, inside)
+	if (!ok || relaidAsIs(src, list, inside, e)) && lineLocal(src, list, inside) {
+		// The list keeps its layout, one item a line, and the edits stay
+		// on their lines, clear of where an addition goes: the list is
+		// not claimed, so that another fix's addition to it goes in in
+		// the same pass, where a second pass would put it.
+		return
+	}
+	if ok {
 		fx.Edits = append([]Edit{e}, outside...)
 	}
 	if fx.Claim == "" {
 		fx.Claim = argsClaim(list)
 	}
+}
+
+// lineLocal reports edits inside list, a list of one item a line, that
+// each stay on one line and leave the places an addition to the list
+// inserts at alone: the line after the last item's, and the end of the
+// last item when no comma follows it.
+func lineLocal(src *Source, list *syntree.Node, edits []Edit) bool {
+	items := realArgs(list)
+	if len(items) == 0 {
+		return false
+	}
+	line := src.Position(start(list)).Line
+	for _, it := range items {
+		l := src.Position(start(it)).Line
+		if l == line {
+			return false // two items on a line, or one on the "(" line
+		}
+		line = l
+	}
+	last := items[len(items)-1]
+	if src.Position(end(list)).Line == src.Position(end(last)).Line {
+		return false // the ")" hugs the last item
+	}
+	for _, e := range edits {
+		if strings.ContainsAny(e.NewText, "\r\n") || src.Position(e.Start).Line != src.Position(e.End).Line {
+			return false
+		}
+		if e.End >= end(last) && (commaAfter(list, last) == nil || e.End >= src.ContentEnd(end(last))+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// relaidAsIs reports that the layout e gives list is what applying edits
+// where they are gives.
+func relaidAsIs(src *Source, list *syntree.Node, edits []Edit, e Edit) bool {
+	var shifted []Edit
+	for _, x := range edits {
+		shifted = append(shifted, Edit{Start: x.Start - start(list), End: x.End - start(list), NewText: x.NewText})
+	}
+	inline, err := finding.ApplyEdits(src.Text[start(list):end(list)], shifted)
+	return err == nil && string(inline) == e.NewText
 }
 
 // holdsList reports whether a list below n holds the edit e.

@@ -32,3 +32,39 @@ func TestLaidOut(t *testing.T) {
 		}
 	}
 }
+
+// An edit that keeps to its own line of a one-item-a-line list does not
+// claim the list: another fix's addition goes in in the same pass, where
+// a second pass would have put it. Where the addition would land next to
+// the edit (the last item without a comma after it), the addition waits
+// for the next pass, so that the comment stays on its item's line.
+func TestLineLocalEditLeavesTheListToAnAddition(t *testing.T) {
+	head := "from transformers import TrainingArguments, Trainer\n\ndef main(model, data):\n    args = TrainingArguments(\n        output_dir=\"out\",\n        bf16=True,\n"
+	tail := "    Trainer(model=model, args=args, train_dataset=data).train()\n"
+	for _, c := range []struct {
+		name, last, want string
+		passes          int
+	}{
+		{"comma after the last item", "        torch_compile=True,\n    )\n",
+			"        torch_compile=False,  # loratune-fix LTF006: set True again once training is stable\n        logging_nan_inf_filter=False,\n    )\n", 1},
+		{"no comma after the last item", "        torch_compile=True\n    )\n",
+			"        torch_compile=False,  # loratune-fix LTF006: set True again once training is stable\n        logging_nan_inf_filter=False\n    )\n", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := New(Options{Select: []string{"LTF006", "LTF009"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Fix([]byte(head+c.last+tail), Versions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := string(res.Output), head+c.want+tail; got != want {
+				t.Errorf("output:\n%s\nwant:\n%s", got, want)
+			}
+			if res.Passes != c.passes {
+				t.Errorf("%d passes, want %d", res.Passes, c.passes)
+			}
+		})
+	}
+}
