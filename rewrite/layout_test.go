@@ -43,7 +43,7 @@ func TestLineLocalEditLeavesTheListToAnAddition(t *testing.T) {
 	tail := "    Trainer(model=model, args=args, train_dataset=data).train()\n"
 	for _, c := range []struct {
 		name, last, want string
-		passes          int
+		passes           int
 	}{
 		{"comma after the last item", "        torch_compile=True,\n    )\n",
 			"        torch_compile=False,  # loratune-fix LTF006: set True again once training is stable\n        logging_nan_inf_filter=False,\n    )\n", 1},
