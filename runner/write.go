@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/loratune/loratune-fix/finding"
 )
@@ -39,11 +40,21 @@ var syncFile = (*os.File).Sync
 // If the file on disk no longer holds orig (someone saved it meanwhile),
 // nothing is written. A failed write leaves no temporary file behind.
 func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
+	dir, err := replace(path, orig, data, info)
+	if err == nil {
+		syncDir(dir)
+	}
+	return err
+}
+
+// replace is WriteAtomic but for the folder's sync: it returns the folder
+// for the caller to sync, once for all the files it renamed there.
+func replace(path string, orig, data []byte, info os.FileInfo) (dir string, err error) {
 	if info.Mode().Perm()&0o200 == 0 {
-		return ErrReadOnly
+		return "", ErrReadOnly
 	}
 	if links(info) > 1 {
-		return ErrHardLinked
+		return "", ErrHardLinked
 	}
 	// Through a symlink, the file it points to is replaced and the link
 	// stays a link. (One lstat answers for the files a walk yields, which
@@ -59,7 +70,7 @@ func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".loratune-*")
 	if err != nil {
-		return fmt.Errorf("cannot write in the folder %s: %w", finding.DisplayPath(filepath.Clean(dir)), unwrapPathError(err))
+		return "", fmt.Errorf("cannot write in the folder %s: %w", finding.DisplayPath(filepath.Clean(dir)), unwrapPathError(err))
 	}
 	name := tmp.Name()
 	fail := func(err error) error {
@@ -68,41 +79,55 @@ func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
 		return err
 	}
 	if err := keepOwner(tmp, info); err != nil {
-		return fail(err)
+		return "", fail(err)
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return fail(fmt.Errorf("write: %w", err))
+		return "", fail(fmt.Errorf("write: %w", err))
 	}
 	// The mode after the owner: chown clears set-id bits.
 	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-		return fail(fmt.Errorf("write: %w", err))
+		return "", fail(fmt.Errorf("write: %w", err))
 	}
 	if err := syncFile(tmp); err != nil {
-		return fail(fmt.Errorf("write: %w", err))
+		return "", fail(fmt.Errorf("write: %w", err))
 	}
 	if err := tmp.Close(); err != nil {
-		return fail(fmt.Errorf("write: %w", err))
+		return "", fail(fmt.Errorf("write: %w", err))
 	}
 	// Last look before the rename: same size, time and content as read.
 	now, err := os.Stat(path)
 	if err != nil {
 		os.Remove(name)
-		return fmt.Errorf("write: %w", unwrapPathError(err))
+		return "", fmt.Errorf("write: %w", unwrapPathError(err))
 	}
 	if now.Size() != info.Size() || !now.ModTime().Equal(info.ModTime()) {
 		os.Remove(name)
-		return ErrChanged
+		return "", ErrChanged
 	}
 	if cur, err := os.ReadFile(path); err != nil || !bytes.Equal(cur, orig) {
 		os.Remove(name)
-		return ErrChanged
+		return "", ErrChanged
 	}
 	if err := os.Rename(name, path); err != nil {
 		os.Remove(name)
-		return fmt.Errorf("write: %w", unwrapPathError(err))
+		return "", fmt.Errorf("write: %w", unwrapPathError(err))
 	}
-	syncDir(dir)
-	return nil
+	return dir, nil
+}
+
+// syncDirs syncs each folder of dirs once ("" is none), all at the same
+// time: the file system commits them together, where one after the other
+// each waits for its own commit.
+func syncDirs(dirs []string) {
+	var wg sync.WaitGroup
+	seen := map[string]bool{"": true}
+	for _, d := range dirs {
+		if !seen[d] {
+			seen[d] = true
+			wg.Go(func() { syncDir(d) })
+		}
+	}
+	wg.Wait()
 }
 
 // syncDir makes a rename in dir durable. Its error is not returned: the

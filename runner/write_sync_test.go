@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,5 +100,76 @@ func TestWorkerDoesNotWaitOnAnFsync(t *testing.T) {
 	})
 	if written != 2 {
 		t.Errorf("%d files written, want 2", written)
+	}
+}
+
+// A run syncs each folder once for the files of a batch renamed in it, not
+// once a file, and always between a file's rename and its report: every
+// file reported written has its folder synced after its replacement was.
+func TestRunSyncsEachFolderOnceABatch(t *testing.T) {
+	dir := t.TempDir()
+	src := "import torch\nfrom peft import LoraConfig, get_peft_model\nfrom transformers import AutoModelForCausalLM\n\n" +
+		"model = AutoModelForCausalLM.from_pretrained(\"m\", torch_dtype=torch.bfloat16, device_map=\"auto\")\n" +
+		"model = get_peft_model(model, LoraConfig(r=8))\n"
+	var paths []string
+	for i := range 200 {
+		p := filepath.Join(dir, []string{"a", "b"}[i%2], fmt.Sprintf("train%02d.py", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	eng, err := rewrite.New(rewrite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// events: "file PATH" when a replacement is synced (before its
+	// rename), "dir DIR" when a folder is.
+	var mu sync.Mutex
+	var events []string
+	syncFile = func(f *os.File) error {
+		ev := "dir " + filepath.Clean(f.Name())
+		if base := filepath.Base(f.Name()); strings.Contains(base, ".loratune-") {
+			ev = "file " + filepath.Join(filepath.Dir(f.Name()), strings.TrimPrefix(base[:strings.Index(base, ".loratune-")], "."))
+		}
+		mu.Lock()
+		events = append(events, ev)
+		mu.Unlock()
+		return f.Sync()
+	}
+	t.Cleanup(func() { syncFile = (*os.File).Sync })
+	written := 0
+	Run(context.Background(), &Options{Engine: eng, Fix: true, Write: true, Jobs: 2}, paths, func(f *finding.FileResult) {
+		if !f.Written {
+			t.Fatalf("%s: not written (%v)", f.Path, f.Err)
+		}
+		written++
+		mu.Lock()
+		defer mu.Unlock()
+		synced := false
+		for _, ev := range events {
+			switch ev {
+			case "file " + f.Path:
+				synced = false
+			case "dir " + filepath.Dir(f.Path):
+				synced = true
+			}
+		}
+		if !synced {
+			t.Errorf("%s reported written before its folder was synced after its rename", f.Path)
+		}
+	})
+	dirSyncs := 0
+	for _, ev := range events {
+		if strings.HasPrefix(ev, "dir ") {
+			dirSyncs++
+		}
+	}
+	// Some twenty batches, each with files in both folders.
+	if written != len(paths) || dirSyncs > len(paths)/4 {
+		t.Errorf("%d files written with %d folder syncs; want %d files and at most a quarter as many syncs", written, dirSyncs, len(paths))
 	}
 }
