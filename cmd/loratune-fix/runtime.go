@@ -53,22 +53,20 @@ func afterGC(c *gcCycle) {
 	runtime.SetFinalizer(c, afterGC)
 }
 
-// spareP gives a run that writes nothing one P (Go scheduler slot) more
-// than it has workers, and returns the function that takes it back. The
-// workers spend much of their time in C (parse, tree copy); with every P
-// busy, the runtime hands a worker's P to another goroutine (output, the
-// walk, the collector) during a longer C call, and the worker's thread
-// then waits to get one back. On 2 CPUs, check -j 2 on the 500 scripts
-// took 0.63 s with the spare P against 0.68 s (medians of 5). A run that
-// writes is left as it is: the spare P runs the writers beside both
-// workers, which measured 0.82 s against 0.80 s.
+// spareP gives a run one P (Go scheduler slot) more than it has workers,
+// and returns the function that takes it back. The workers spend much of
+// their time in C (parse, tree copy); with every P busy, the runtime
+// hands a worker's P to another goroutine (output, the walk, a writer,
+// the collector) during a longer C call, and the worker's thread then
+// waits to get one back. On 2 CPUs, on the 500 scripts (medians of 5-7):
+// check -j 2 0.68 s to 0.63 s, fix --write -j 2 0.61 s to 0.58 s.
 func spareP(opts *runner.Options) (restore func()) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
 	p := runtime.GOMAXPROCS(0)
-	if opts.Write || p > jobs {
+	if p > jobs {
 		return func() {}
 	}
 	runtime.GOMAXPROCS(jobs + 1)
