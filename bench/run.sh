@@ -22,7 +22,10 @@
 # Set-up: apt-get install -y ripgrep python3; npm install --prefix
 # /opt/ast-grep @ast-grep/cli. Environment: PEERS (default ../shared/peers),
 # AST_GREP, RG, PYTHON, LORATUNE_FIX (a built binary; default: go build),
-# WORK (scratch folder outside any git work tree; default: mktemp), RUNS.
+# WORK (scratch folder outside any git work tree; default: mktemp), RUNS,
+# CORPUS (a corpus make-corpus.sh built before, e.g. on the machine whose
+# Python installation is the reference haystack of ~11,700 files; default:
+# built here, from this machine's Python).
 # Raw output (every timing, every verify line) goes to $WORK/results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,7 +58,7 @@ TRIGGERS=(-e from_pretrained -e from_config -e device_map -e pad_token -e compil
 } | tee "$RES/env.txt" >&2
 
 # The corpus, built by the peers' script (outside any git work tree).
-CORPUS=$WORK/corpus
+CORPUS=${CORPUS:-$WORK/corpus}
 [ -d "$CORPUS/needles" ] || PYTHON=$PY "$PEERS/make-corpus.sh" "$CORPUS" >"$RES/make-corpus.txt" 2>&1
 NEEDLES=$CORPUS/needles
 HAY=$WORK/haystack
