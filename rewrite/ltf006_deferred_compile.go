@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -64,8 +65,8 @@ const (
 
 // deferredNote is the comment above a compile that is commented out, with
 // "line" or "lines" as many as unit spans.
-func deferredNote(unit *syntree.Node) string {
-	if unit.StartPoint().Row == unit.EndPoint().Row {
+func deferredNote(src *Source, unit *syntree.Node) string {
+	if !bytes.Contains(src.Text[start(unit):end(unit)], []byte("\n")) {
 		return fmt.Sprintf(compileDeferred, "line")
 	}
 	return fmt.Sprintf(compileDeferred, "lines")
@@ -92,7 +93,7 @@ func runDeferredCompile(p *Pass) {
 				}
 				fd := Finding{Start: start(c.Node), End: end(c.Node),
 					Message: "in-place compile of the training model: defer it until training is known stable (a NaN must be fixed eagerly first)"}
-				if edits, ok := commentOut(p.Src, compileGuard(stmt), deferredNote(compileGuard(stmt))); ok {
+				if edits, ok := commentOut(p.Src, compileGuard(stmt), deferredNote(p.Src, compileGuard(stmt))); ok {
 					fd.Fix = &Fix{Message: "comment out the compile until training is stable", Edits: edits}
 				}
 				p.Report(fd)
@@ -133,7 +134,7 @@ func runDeferredCompile(p *Pass) {
 		}
 		fd := Finding{Start: start(c.Node), End: end(c.Node),
 			Message: "torch.compile on the training path: defer it until training is known stable (a NaN must be fixed eagerly first)"}
-		if edits, ok := commentOut(p.Src, unit, deferredNote(unit)); ok {
+		if edits, ok := commentOut(p.Src, unit, deferredNote(p.Src, unit)); ok {
 			fd.Fix = &Fix{Message: "comment out the compile until training is stable", Edits: edits}
 		}
 		p.Report(fd)

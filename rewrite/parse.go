@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -186,7 +187,7 @@ func firstSyntaxError(root *syntree.Node, src *Source) *SyntaxError {
 		// A statement tree-sitter could not parse, running onto the next
 		// line: Python stops at the end of its first line ("expected ':'").
 		start := src.lineStarts[found.Pos.Line-1]
-		if end := src.ContentEnd(start); end < len(src.Text) && firstErrorSpansLines(root) {
+		if end := src.ContentEnd(start); end < len(src.Text) && firstErrorSpansLines(root, src.Text) {
 			found.Pos = src.Position(end)
 		}
 	}
@@ -195,7 +196,7 @@ func firstSyntaxError(root *syntree.Node, src *Source) *SyntaxError {
 
 // firstErrorSpansLines reports whether the first ERROR node of the tree
 // runs over more than one line.
-func firstErrorSpansLines(root *syntree.Node) bool {
+func firstErrorSpansLines(root *syntree.Node, text []byte) bool {
 	var first *syntree.Node
 	var walk func(n *syntree.Node) bool
 	walk = func(n *syntree.Node) bool {
@@ -210,7 +211,7 @@ func firstErrorSpansLines(root *syntree.Node) bool {
 		}
 		return false
 	}
-	return walk(root) && first.EndPoint().Row > first.StartPoint().Row
+	return walk(root) && bytes.Contains(text[first.StartByte():first.EndByte()], []byte("\n"))
 }
 
 // bracketError finds what Python's tokenizer refuses before it parses: a

@@ -18,10 +18,7 @@ bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *);
 bool ts_tree_cursor_goto_parent(TSTreeCursor *);
 TSNode ts_tree_cursor_current_node(const TSTreeCursor *);
 uint16_t ts_tree_cursor_current_field_id(const TSTreeCursor *);
-uint32_t ts_node_start_byte(TSNode);
 uint32_t ts_node_end_byte(TSNode);
-TSPoint ts_node_start_point(TSNode);
-TSPoint ts_node_end_point(TSNode);
 uint16_t ts_node_symbol(TSNode);
 bool ts_node_is_named(TSNode);
 bool ts_node_is_missing(TSNode);
@@ -29,7 +26,7 @@ bool ts_node_is_missing(TSNode);
 typedef struct {
 	uintptr_t id;
 	uint32_t start, end;
-	TSPoint start_pt, end_pt;
+	TSPoint start_pt;
 	int32_t parent;
 	uint16_t symbol, field;
 	uint8_t named, missing;
@@ -47,10 +44,10 @@ static int syntree_walk(TSNode root, syntree_record *out, int cap, int32_t *stac
 		TSNode x = ts_tree_cursor_current_node(&c);
 		syntree_record *r = &out[n];
 		r->id = (uintptr_t)x.id;
-		r->start = ts_node_start_byte(x);
+		r->start = x.context[0]; // ts_node_start_byte
 		r->end = ts_node_end_byte(x);
-		r->start_pt = ts_node_start_point(x);
-		r->end_pt = ts_node_end_point(x);
+		r->start_pt.row = x.context[1]; // ts_node_start_point
+		r->start_pt.column = x.context[2];
 		r->parent = stack[depth];
 		r->symbol = ts_node_symbol(x);
 		r->field = ts_tree_cursor_current_field_id(&c);
@@ -155,13 +152,12 @@ func walkCursor(root *sitter.Node, nm *Language) []record {
 	stack := []int32{-1}
 	for {
 		n := c.CurrentNode()
-		sp, ep := n.StartPoint(), n.EndPoint()
+		sp := n.StartPoint()
 		recs = append(recs, record{
 			id:       C.uintptr_t(n.ID()),
 			start:    C.uint32_t(n.StartByte()),
 			end:      C.uint32_t(n.EndByte()),
 			start_pt: C.TSPoint{row: C.uint32_t(sp.Row), column: C.uint32_t(sp.Column)},
-			end_pt:   C.TSPoint{row: C.uint32_t(ep.Row), column: C.uint32_t(ep.Column)},
 			parent:   C.int32_t(stack[len(stack)-1]),
 			symbol:   C.uint16_t(n.Symbol()),
 			field:    C.uint16_t(nm.fieldID(c.CurrentFieldName())),
@@ -202,7 +198,6 @@ func assemble(recs []record, nm *Language) *Tree {
 		}
 		n.start, n.end = uint32(r.start), uint32(r.end)
 		n.startPt = sitter.Point{Row: uint32(r.start_pt.row), Column: uint32(r.start_pt.column)}
-		n.endPt = sitter.Point{Row: uint32(r.end_pt.row), Column: uint32(r.end_pt.column)}
 		n.isNamed, n.missing = r.named != 0, r.missing != 0
 		n.hasError = n.missing || n.symbol == nm.errorSymbol
 		n.pos, n.parent = int32(i), int32(r.parent)

@@ -30,7 +30,6 @@ type Node struct {
 	start    uint32
 	end      uint32
 	startPt  sitter.Point
-	endPt    sitter.Point
 	parent   int32 // position of the parent in t.nodes (-1: the root)
 	pos      int32 // position in t.nodes (preorder)
 	kidsAt   int32 // the children are t.kids[kidsAt : kidsAt+nkids]
@@ -59,9 +58,10 @@ func (n *Node) Type() string { return n.t.lang.symbols[n.symbol] }
 func (n *Node) StartByte() uint32 { return n.start }
 func (n *Node) EndByte() uint32   { return n.end }
 
-// StartPoint and EndPoint are the node's row and byte column bounds.
+// StartPoint is the row and byte column where the node starts. (The end's
+// is not kept: a walk of the tree spent a tenth of its time on it, and
+// the text tells whether a node spans lines.)
 func (n *Node) StartPoint() sitter.Point { return n.startPt }
-func (n *Node) EndPoint() sitter.Point   { return n.endPt }
 
 // Content is the node's text in src, the text the tree was parsed from.
 func (n *Node) Content(src []byte) string { return string(src[n.start:n.end]) }
