@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -233,6 +234,9 @@ func dottedName(n *syntree.Node, text []byte) string {
 }
 
 func compact(s string) string {
+	if strings.IndexFunc(s, unicode.IsSpace) < 0 {
+		return s // most are: no copy
+	}
 	return strings.Join(strings.Fields(s), "")
 }
 

@@ -44,6 +44,17 @@ func (f *Facts) trainsAdapter() bool {
 // the loop that steps them may live in a helper module.
 var optimizerClass = regexp.MustCompile(`^\w*(Adam\w*|SGD|Adafactor|Lion\w*|RMSprop|Adagrad)$`)
 
+// isOptimizerClass is optimizerClass.MatchString, with the regexp run only
+// on names that hold one of its words (it ran for every call of a file).
+func isOptimizerClass(name string) bool {
+	for _, w := range []string{"Adam", "SGD", "Adafactor", "Lion", "RMSprop", "Adagrad"} {
+		if strings.Contains(name, w) {
+			return optimizerClass.MatchString(name)
+		}
+	}
+	return false
+}
+
 // hasTrainingEntry reports a place where the file runs training: a
 // trainer or an optimizer built, a .train() call, a backward pass or an
 // optimizer step anywhere, or a training signal in module-level code (a script that wraps
@@ -55,7 +66,7 @@ func (f *Facts) hasTrainingEntry() bool {
 		return true
 	}
 	for _, c := range f.Calls {
-		if c.IsTrainerCall() || c.Method == "backward" || optimizerClass.MatchString(c.Method) ||
+		if c.IsTrainerCall() || c.Method == "backward" || isOptimizerClass(c.Method) ||
 			c.Method == "train" && c.Args.NamedChildCount() == 0 && strings.Contains(c.Dotted, ".") ||
 			c.Method == "step" && strings.Contains(strings.ToLower(c.Dotted), "optim") {
 			return true
