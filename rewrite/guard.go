@@ -38,12 +38,20 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 	src := NewSource(out)
 	pt := tree.goTree()
 	src.root = pt.Root()
+	// A span that reads no name passes (checkSpan says "" for it): where
+	// no span reads one, the output needs no file model at all.
+	var spans []outputSpan
+	for _, span := range outputSpans(applied) {
+		if span.text != "" && len(readsIn(pt.Root(), span.start, span.start+len(span.text))) > 0 {
+			spans = append(spans, span)
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
 	f := buildFacts(src, pt, q)
 	var fails []guardFailure
-	for _, span := range outputSpans(applied) {
-		if span.text == "" {
-			continue
-		}
+	for _, span := range spans {
 		why := f.checkSpan(span.start, span.start+len(span.text))
 		if why == "" {
 			continue
@@ -91,27 +99,7 @@ func ownsEdit(fx *Fix, e Edit) bool {
 // statement does not come after training; else why not.
 func (f *Facts) checkSpan(from, to int) string {
 	text := f.Src.Text
-	var reads []*syntree.Node
-	var walk func(n *syntree.Node)
-	walk = func(n *syntree.Node) {
-		if int(n.EndByte()) <= from || int(n.StartByte()) >= to {
-			return
-		}
-		switch n.Type() {
-		case "identifier":
-			if int(n.StartByte()) >= from && isRead(n) {
-				reads = append(reads, n)
-			}
-			return
-		case "comment", "string":
-			return
-		}
-		for _, c := range n.NamedChildren() {
-			walk(c)
-		}
-	}
-	walk(f.Root)
-	sort.Slice(reads, func(i, j int) bool { return reads[i].StartByte() < reads[j].StartByte() })
+	reads := readsIn(f.Root, from, to)
 	for _, r := range reads {
 		name := r.Content(text)
 		at := f.Src.Position(start(r)).Line
@@ -143,6 +131,33 @@ func (f *Facts) checkSpan(from, to int) string {
 		}
 	}
 	return ""
+}
+
+// readsIn lists, in order, the identifiers under root that start in
+// [from, to) and are read there (comments and strings skipped).
+func readsIn(root *syntree.Node, from, to int) []*syntree.Node {
+	var reads []*syntree.Node
+	var walk func(n *syntree.Node)
+	walk = func(n *syntree.Node) {
+		if int(n.EndByte()) <= from || int(n.StartByte()) >= to {
+			return
+		}
+		switch n.Type() {
+		case "identifier":
+			if int(n.StartByte()) >= from && isRead(n) {
+				reads = append(reads, n)
+			}
+			return
+		case "comment", "string":
+			return
+		}
+		for _, c := range n.NamedChildren() {
+			walk(c)
+		}
+	}
+	walk(root)
+	sort.Slice(reads, func(i, j int) bool { return reads[i].StartByte() < reads[j].StartByte() })
+	return reads
 }
 
 // isRead reports an identifier that is read: not a keyword argument's
