@@ -26,8 +26,7 @@ type Facts struct {
 	// importStmts are the top-level import statements, in order.
 	importStmts  []*syntree.Node
 	module       *Func
-	loads        []*Load // computed on first use
-	useMemo      map[*Func]Use
+	loads        []*Load                 // computed on first use
 	useDepthMemo map[useKey]Use          // trainingUse, by scope and depth
 	useEvals     int                     // trainingUse's evaluations, for a test that they stay few
 	flows        map[flowKey]*flowResult // the flow of names, per scope and name (flow.go)
@@ -333,19 +332,7 @@ const (
 // that trains is training. A helper that does not train is judged by its
 // callers in this file: all training callers make it training, a mix of
 // training and other callers makes it shared.
-func (f *Facts) TrainingUse(fn *Func) Use {
-	// Rules ask for the same scopes again and again; each answer walks
-	// the calls recursively, so it is kept.
-	if u, ok := f.useMemo[fn]; ok {
-		return u
-	}
-	u := f.trainingUse(fn, 0)
-	if f.useMemo == nil {
-		f.useMemo = map[*Func]Use{}
-	}
-	f.useMemo[fn] = u
-	return u
-}
+func (f *Facts) TrainingUse(fn *Func) Use { return f.trainingUse(fn, 0) }
 
 func (f *Facts) trainingUse(fn *Func, depth int) Use {
 	if fn.Training {
@@ -354,9 +341,10 @@ func (f *Facts) trainingUse(fn *Func, depth int) Use {
 	if fn.Node == nil || depth > 4 {
 		return NotTraining
 	}
-	// Kept by depth too: a helper called from hundreds of places (a test
-	// file's self.get_model()) would be asked again for each caller's
-	// caller, four levels deep.
+	// Kept by scope and depth: rules ask for the same scopes again and
+	// again, and a helper called from hundreds of places (a test file's
+	// self.get_model()) would be asked again for each caller's caller,
+	// four levels deep.
 	key := useKey{fn, depth}
 	if u, ok := f.useDepthMemo[key]; ok {
 		return u

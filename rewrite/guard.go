@@ -40,10 +40,17 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 	src.root = pt.Root()
 	// A span that reads no name passes (checkSpan says "" for it): where
 	// no span reads one, the output needs no file model at all.
-	var spans []outputSpan
+	type reading struct {
+		span  outputSpan
+		reads []*syntree.Node
+	}
+	var spans []reading
 	for _, span := range outputSpans(applied) {
-		if span.text != "" && len(readsIn(pt.Root(), span.start, span.start+len(span.text))) > 0 {
-			spans = append(spans, span)
+		if span.text == "" {
+			continue
+		}
+		if reads := readsIn(pt.Root(), span.start, span.start+len(span.text)); len(reads) > 0 {
+			spans = append(spans, reading{span, reads})
 		}
 	}
 	if len(spans) == 0 {
@@ -51,8 +58,9 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 	}
 	f := buildFacts(src, pt, q)
 	var fails []guardFailure
-	for _, span := range spans {
-		why := f.checkSpan(span.start, span.start+len(span.text))
+	for _, r := range spans {
+		span := r.span
+		why := f.checkSpan(span.start, span.start+len(span.text), r.reads)
 		if why == "" {
 			continue
 		}
@@ -94,12 +102,11 @@ func ownsEdit(fx *Fix, e Edit) bool {
 	return false
 }
 
-// checkSpan checks the reads of names in out[from:to] (new text of a
-// fix): "" when each is bound on every path and of the right kind, and the
-// statement does not come after training; else why not.
-func (f *Facts) checkSpan(from, to int) string {
+// checkSpan checks reads, the reads of names in out[from:to] (new text of
+// a fix, readsIn): "" when each is bound on every path and of the right
+// kind, and the statement does not come after training; else why not.
+func (f *Facts) checkSpan(from, to int, reads []*syntree.Node) string {
 	text := f.Src.Text
-	reads := readsIn(f.Root, from, to)
 	for _, r := range reads {
 		name := r.Content(text)
 		at := f.Src.Position(start(r)).Line

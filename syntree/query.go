@@ -152,7 +152,7 @@ func (p *pattern) match(n *Node, caps []*Node, yield func(last *Node)) {
 		}
 		return
 	}
-	if p.kind == "_" && !n.isNamed || p.kind != "_" && p.kind != n.Type() || p.field != "" && p.field != n.FieldName() {
+	if !p.admits(n) {
 		return
 	}
 	if p.capture >= 0 {

@@ -2,13 +2,14 @@
 // cursor. NamedChild(i) and Child(i) walk from the first child each time,
 // so a loop over them is quadratic in the number of children (a script of
 // 20,000 top-level comments took 50 s); a cursor steps from one child to
-// the next in constant time. Every loop over a node's children, in the
-// engine and in the launch-config readers, goes through here.
+// the next in constant time. Every loop over a go-tree-sitter node's
+// children (the launch-config readers', and the engine's few reads of
+// tree-sitter's own tree) goes through here; the engine's analyses read
+// the Go copy of package syntree.
 package treewalk
 
 import (
 	"sync"
-	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -16,13 +17,6 @@ import (
 // cursors are reused tree cursors: one costs a C allocation and a
 // finalizer to make.
 var cursors = sync.Pool{}
-
-// visits counts the children the walks yielded, for the tests that the
-// analysis of a file grows linearly with it.
-var visits atomic.Int64
-
-// Visits is how many children the walks have yielded so far.
-func Visits() int64 { return visits.Load() }
 
 // NamedChildren lists n's named children (comments included, as
 // NamedChild counts them).
@@ -33,13 +27,6 @@ func NamedChildren(n *sitter.Node) []*sitter.Node {
 			out = append(out, ch)
 		}
 	})
-	return out
-}
-
-// Children lists all of n's children, anonymous tokens included.
-func Children(n *sitter.Node) []*sitter.Node {
-	var out []*sitter.Node
-	walk(n, func(c *sitter.TreeCursor) { out = append(out, c.CurrentNode()) })
 	return out
 }
 
@@ -67,10 +54,7 @@ func walk(n *sitter.Node, yield func(*sitter.TreeCursor)) {
 		c.Reset(n)
 	}
 	defer cursors.Put(c)
-	k := int64(0)
 	for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
 		yield(c)
-		k++
 	}
-	visits.Add(k)
 }
