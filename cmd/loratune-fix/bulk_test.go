@@ -52,6 +52,22 @@ func bulkWriteFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
+// bulkRepos makes n repositories under root (r000, r001, ...), each
+// holding files in one commit, and returns their folders.
+func bulkRepos(t *testing.T, env []string, root string, n int, files map[string]string) []string {
+	t.Helper()
+	var repos []string
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("r%03d", i))
+		bulkWriteFiles(t, dir, files)
+		bulkGit(t, env, dir, "init", "-q")
+		bulkGit(t, env, dir, "add", ".")
+		bulkGit(t, env, dir, "commit", "-q", "-m", "init")
+		repos = append(repos, dir)
+	}
+	return repos
+}
+
 func bulkGitEnv(t *testing.T) []string {
 	cfg := filepath.Join(t.TempDir(), "gitconfig")
 	os.WriteFile(cfg, []byte("[user]\n\tname = T\n\temail = t@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
@@ -160,15 +176,7 @@ func TestCheckJSONLAndShards(t *testing.T) {
 func TestMigrateResumeFirstRunAndSkipLine(t *testing.T) {
 	env := bulkGitEnv(t)
 	root := t.TempDir()
-	var repos []string
-	for i := 0; i < 6; i++ {
-		dir := filepath.Join(root, fmt.Sprintf("r%d", i))
-		bulkWriteFiles(t, dir, map[string]string{"util.py": "x = 1\n"})
-		bulkGit(t, env, dir, "init", "-q")
-		bulkGit(t, env, dir, "add", ".")
-		bulkGit(t, env, dir, "commit", "-q", "-m", "init")
-		repos = append(repos, dir)
-	}
+	repos := bulkRepos(t, env, root, 6, map[string]string{"util.py": "x = 1\n"})
 	report := filepath.Join(root, "report.jsonl")
 	migrate := func(args ...string) string {
 		t.Helper()
@@ -213,15 +221,7 @@ func TestMigrateReportWriteErrorIsExit2(t *testing.T) {
 	}
 	env := bulkGitEnv(t)
 	root := t.TempDir()
-	var repos []string
-	for i := 0; i < 3; i++ {
-		dir := filepath.Join(root, fmt.Sprintf("r%d", i))
-		bulkWriteFiles(t, dir, map[string]string{"util.py": "x = 1\n"})
-		bulkGit(t, env, dir, "init", "-q")
-		bulkGit(t, env, dir, "add", ".")
-		bulkGit(t, env, dir, "commit", "-q", "-m", "init")
-		repos = append(repos, dir)
-	}
+	repos := bulkRepos(t, env, root, 3, map[string]string{"util.py": "x = 1\n"})
 	out, err := bulkCommand(root, env, append([]string{"migrate", "--quiet", "--report", "/dev/full"}, repos...)...).CombinedOutput()
 	if st := bulkExitStatus(err); st != exitError || strings.Count(string(out), "--report:") != 1 || !strings.Contains(string(out), "no space left on device") {
 		t.Errorf("exit %d, want 2 and one line naming the error:\n%s", st, out)

@@ -22,16 +22,7 @@ import (
 func TestMigrateInterruptCLI(t *testing.T) {
 	env := bulkGitEnv(t)
 	root := t.TempDir()
-	var repos []string
-	for i := 0; i < 40; i++ {
-		dir := filepath.Join(root, fmt.Sprintf("r%03d", i))
-		os.MkdirAll(dir, 0o755)
-		bulkWriteFiles(t, dir, map[string]string{"train.py": string(demoScript)})
-		bulkGit(t, env, dir, "init", "-q")
-		bulkGit(t, env, dir, "add", ".")
-		bulkGit(t, env, dir, "commit", "-q", "-m", "init")
-		repos = append(repos, dir)
-	}
+	repos := bulkRepos(t, env, root, 40, map[string]string{"train.py": string(demoScript)})
 	list := filepath.Join(root, "repos.txt")
 	os.WriteFile(list, []byte(strings.Join(repos, "\n")+"\n"), 0o644)
 	report := filepath.Join(root, "report.jsonl")
@@ -177,15 +168,7 @@ func TestFixWriteDoubleInterruptCLI(t *testing.T) {
 func TestMigrateDoubleInterruptCLI(t *testing.T) {
 	env := bulkGitEnv(t)
 	root := t.TempDir()
-	var repos []string
-	for i := 0; i < 60; i++ {
-		dir := filepath.Join(root, fmt.Sprintf("r%03d", i))
-		bulkWriteFiles(t, dir, map[string]string{"train.py": string(demoScript), "util.py": "x = 1\n"})
-		bulkGit(t, env, dir, "init", "-q")
-		bulkGit(t, env, dir, "add", ".")
-		bulkGit(t, env, dir, "commit", "-q", "-m", "init")
-		repos = append(repos, dir)
-	}
+	repos := bulkRepos(t, env, root, 60, map[string]string{"train.py": string(demoScript), "util.py": "x = 1\n"})
 	list := filepath.Join(root, "repos.txt")
 	os.WriteFile(list, []byte(strings.Join(repos, "\n")+"\n"), 0o644)
 	report := filepath.Join(root, "report.jsonl")
