@@ -62,6 +62,29 @@ func (f *Facts) ignoresAttention(l *Load) string {
 // SDPA and run in half precision only (flex runs in fp32 too).
 var flashValues = map[string]bool{"flash_attention_2": true, "flash_attention_3": true}
 
+// noCuDNNValues are the attn_implementation values that never reach cuDNN
+// SDPA: flash attention, and flex attention.
+var noCuDNNValues = map[string]bool{"flash_attention_2": true, "flash_attention_3": true, "flex_attention": true}
+
+// attnValues reads the values attn_implementation=v may hold here (a
+// literal, a name's values on every path, a conditional on a literal
+// flag): the "sdpa" literals among them, the last of those in named, and
+// whether every value is a literal.
+func attnValues(f *Facts, v *syntree.Node, named map[string]bool) (sdpa []*syntree.Node, other string, known bool) {
+	vals, known := f.Values(v)
+	for _, val := range vals {
+		switch s, ok := StringValue(val, f.Src.Text); {
+		case !ok:
+			known = false
+		case s == "sdpa":
+			sdpa = append(sdpa, val)
+		case named[s]:
+			other = s
+		}
+	}
+	return sdpa, other, known
+}
+
 // flashLoad names the flash attention a load asks for:
 // attn_implementation="flash_attention_2"/"flash_attention_3" or the old
 // use_flash_attention_2=True; "" otherwise.

@@ -124,21 +124,7 @@ func runEagerAttention(p *Pass) {
 			}
 			continue
 		}
-		// The values v holds here: a literal, a name's values on every path,
-		// a conditional on a literal flag (cfg.use_fast_kernels = True).
-		vals, known := p.Facts.Values(v)
-		var sdpa []*syntree.Node
-		fast := ""
-		for _, val := range vals {
-			switch s, ok := StringValue(val, text); {
-			case !ok:
-				known = false
-			case s == "sdpa":
-				sdpa = append(sdpa, val)
-			case s == "flash_attention_2" || s == "flash_attention_3" || s == "flex_attention":
-				fast = s
-			}
-		}
+		sdpa, fast, known := attnValues(p.Facts, v, noCuDNNValues)
 		switch {
 		case !known:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,

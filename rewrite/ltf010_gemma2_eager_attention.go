@@ -196,19 +196,7 @@ func runGemma2Attention(p *Pass) {
 			p.Report(fd)
 			continue
 		}
-		vals, known := f.Values(v)
-		var sdpa []*syntree.Node
-		flash := ""
-		for _, val := range vals {
-			switch s, ok := StringValue(val, text); {
-			case !ok:
-				known = false
-			case s == "sdpa":
-				sdpa = append(sdpa, val)
-			case flashValues[s]:
-				flash = s
-			}
-		}
+		sdpa, flash, known := attnValues(f, v, flashValues)
 		switch {
 		case !known:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
