@@ -123,15 +123,18 @@ func TestInterruptedRunEmitsEveryFileProcessed(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// With two workers the batches are [0] [1] [2 3] [4 5] [6..9] [10..13]:
-	// file 6 waits until file 13 is done, then interrupts the run.
+	// With two workers the batches are [0] [1] [2 3] [4 5] [6..9] [10..13]
+	// [14..]: file 6 waits until file 13 is done, then interrupts the run.
+	// File 13 is done when file 14 starts: while file 6 waits, one worker
+	// is left, and it takes file 14 only after finishing 13. (Waiting for
+	// file 13 to start let the interrupt drop it in flight.)
 	later := make(chan struct{})
 	opts := &Options{Engine: eng, Jobs: 2, EngineFor: func(p string) *rewrite.Engine {
 		switch p {
 		case paths[6]:
 			<-later
 			cancel()
-		case paths[13]:
+		case paths[14]:
 			close(later)
 		}
 		return nil
