@@ -11,13 +11,15 @@ import (
 // insert the same text at one place (the import they both need: the
 // second, recomputed on the next pass, finds it there), or both claim one
 // place (unless both are additions to the claimed list that compose, under
-// different keys). Other insertions at one offset keep rule order, unless
-// their lines start at different indentations: then which goes first
-// decides where each lands (a line for the end of a branch put after a
-// block for the statement that follows the branch is misindented), so the
-// second waits for the next pass, placed on the new text. So the edits of
-// the fixes applied in one pass, put together, are exactly what the pass
-// changes.
+// different keys). Other insertions at one offset keep rule order when
+// their lines start at one indentation. Whole lines at different
+// indentations go deepest first (InOrder): a line for the end of a branch
+// before a block for the statement after the branch, the only order that
+// parses. Insertions at one offset that start at different indentations
+// otherwise (within a line, or tabs against spaces) conflict: which goes
+// first decides where each lands, so the second waits for the next pass,
+// placed on the new text. So the edits of the fixes applied in one pass,
+// put together, are exactly what the pass changes.
 func Conflicts(a, b *Fix) bool {
 	sameList := a.Claim != "" && a.Claim == b.Claim
 	if sameList && (a.Adds == nil || b.Adds == nil || a.Adds.Key() == b.Adds.Key()) {
@@ -26,7 +28,7 @@ func Conflicts(a, b *Fix) bool {
 	for _, x := range a.Edits {
 		for _, y := range b.Edits {
 			if x.Start == x.End && y.Start == y.End {
-				if x == y || x.Start == y.Start && !sameList && indentOf(x.NewText) != indentOf(y.NewText) {
+				if x == y || x.Start == y.Start && !sameList && indentOf(x.NewText) != indentOf(y.NewText) && !nestedLines(x.NewText, y.NewText) {
 					return true
 				}
 				continue
@@ -48,7 +50,9 @@ func Conflicts(a, b *Fix) bool {
 
 // InOrder returns edits in the order ApplyEdits applies them: by start; at
 // one offset an insertion before a replacement, otherwise as given (so
-// insertions at one offset keep the order of the fixes that make them).
+// insertions at one offset keep the order of the fixes that make them),
+// except that insertions at one offset that are all whole lines go
+// deepest indented first (see Conflicts).
 func InOrder(edits []Edit) []Edit {
 	es := append([]Edit(nil), edits...)
 	sort.SliceStable(es, func(i, j int) bool {
@@ -57,7 +61,42 @@ func InOrder(edits []Edit) []Edit {
 		}
 		return es[i].Start == es[i].End && es[j].Start != es[j].End
 	})
+	for i := 0; i < len(es); {
+		j := i + 1
+		for j < len(es) && es[j].Start == es[i].Start && es[j].End == es[j].Start {
+			j++
+		}
+		if run := es[i:j]; len(run) > 1 && run[0].End == run[0].Start && allWholeLines(run) {
+			sort.SliceStable(run, func(a, b int) bool {
+				return len(indentOf(run[a].NewText)) > len(indentOf(run[b].NewText))
+			})
+		}
+		i = j
+	}
 	return es
+}
+
+// wholeLines reports text that inserts whole lines: it ends a line and
+// does not open with a line break.
+func wholeLines(text string) bool {
+	return strings.HasSuffix(text, "\n") && text[0] != '\n' && text[0] != '\r'
+}
+
+func allWholeLines(edits []Edit) bool {
+	for _, e := range edits {
+		if !wholeLines(e.NewText) {
+			return false
+		}
+	}
+	return true
+}
+
+// nestedLines reports two insertions of whole lines whose indentations
+// nest (one is a prefix of the other), so that InOrder can put the deeper
+// first.
+func nestedLines(a, b string) bool {
+	ia, ib := indentOf(a), indentOf(b)
+	return wholeLines(a) && wholeLines(b) && (strings.HasPrefix(ia, ib) || strings.HasPrefix(ib, ia))
 }
 
 // Overlapping reports whether edits cannot be applied together: two of

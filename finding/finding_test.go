@@ -1,6 +1,9 @@
 package finding
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestFrozenRefuses(t *testing.T) {
 	frozen := []Span{{Start: 10, End: 20}}
@@ -74,10 +77,14 @@ func TestInsertionsAtOnePlace(t *testing.T) {
 	}{
 		{"two blocks for the same place, at one indentation, keep rule order",
 			insert(10, "    a = 1\n"), insert(10, "    b = 2\n"), false},
-		{"a branch's line and a block for after the branch: the second waits",
-			insert(10, "    # block\n    a = 1\n"), insert(10, "        model.x = False\n"), true},
-		{"the same after a line break",
+		{"a branch's line and a block for after the branch go together, the deeper first",
+			insert(10, "    # block\n    a = 1\n"), insert(10, "        model.x = False\n"), false},
+		{"the same after a line break: the second waits",
 			insert(10, "\n    a = 1"), insert(10, "\n        b = 2"), true},
+		{"a line and text within a line: the second waits",
+			insert(10, "    a = 1\n"), insert(10, ", b=2"), true},
+		{"tabs against spaces: no deeper one, the second waits",
+			insert(10, "\ta = 1\n"), insert(10, "        b = 2\n"), true},
 		{"the same text twice: the second finds the first",
 			insert(10, "import torch\n"), insert(10, "import torch\n"), true},
 		{"different places", insert(10, "    a = 1\n"), insert(20, "        b = 2\n"), false},
@@ -91,5 +98,35 @@ func TestInsertionsAtOnePlace(t *testing.T) {
 				t.Errorf("Conflicts (swapped) = %v, want %v", got, c.conflict)
 			}
 		})
+	}
+}
+
+func TestInOrderPutsDeeperLinesFirst(t *testing.T) {
+	ins := func(at int, text string) Edit { return Edit{Start: at, End: at, NewText: text} }
+	texts := func(es []Edit) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.NewText)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		edits []Edit
+		want  []string
+	}{
+		{"whole lines at one offset: deepest first, equals in the order given",
+			[]Edit{ins(4, "a\n"), ins(4, "    b\n"), ins(4, "        c\n"), ins(4, "    d\n")},
+			[]string{"        c\n", "    b\n", "    d\n", "a\n"}},
+		{"text within a line among them: all in the order given",
+			[]Edit{ins(4, "a\n"), ins(4, "# "), ins(4, "    b\n")},
+			[]string{"a\n", "# ", "    b\n"}},
+		{"different offsets and a replacement: by offset, insertion first",
+			[]Edit{{Start: 4, End: 6, NewText: "r"}, ins(9, "    x\n"), ins(4, "y\n"), ins(4, "    z\n")},
+			[]string{"    z\n", "y\n", "r", "    x\n"}},
+	} {
+		if got := texts(InOrder(c.edits)); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
 	}
 }

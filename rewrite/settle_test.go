@@ -82,6 +82,52 @@ func TestConfirmingPassOnlyAfterAFixWaited(t *testing.T) {
 	}
 }
 
+// A line for the end of a branch and a block for the statement after the
+// branch, inserted at one offset, go in together in one pass, the deeper
+// first (the other order is misindented): no rule runs a second time, and
+// the output is a fixed point.
+func TestBranchLineAndBlockAfterItInOnePass(t *testing.T) {
+	runs := map[string]int{}
+	// insert puts line before the line "before", or after the line
+	// "after" when before is "".
+	insert := func(code, line, before, after string) *Rule {
+		return &Rule{Code: code, Name: code, Severity: SeverityInfo, Run: func(p *Pass) {
+			runs[code]++
+			text := string(p.Src.Text)
+			if strings.Contains(text, line) {
+				return
+			}
+			at := strings.Index(text, before)
+			if before == "" {
+				at = strings.Index(text, after) + len(after)
+			}
+			p.Report(Finding{Start: at, End: at, Message: code, Fix: &Fix{Edits: []Edit{{Start: at, End: at, NewText: line}}}})
+		}}
+	}
+	// The block's rule comes first: in rule order the branch's line
+	// would land after the block.
+	e := &Engine{rules: []*Rule{insert("LTF901", "x = m\n", "print(m)", ""), insert("LTF902", "    m += 1\n", "", "    m = 2\n")}}
+	src := "if c:\n    m = 1\nelse:\n    m = 2\nprint(m)\n"
+	res, err := e.Fix([]byte(src), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "if c:\n    m = 1\nelse:\n    m = 2\n    m += 1\nx = m\nprint(m)\n"; string(res.Output) != want {
+		t.Errorf("output %q, want %q", res.Output, want)
+	}
+	if res.Passes != 1 || runs["LTF901"] != 1 || runs["LTF902"] != 1 {
+		t.Errorf("%d passes, rules run %v: want one pass and no confirming pass", res.Passes, runs)
+	}
+	for _, f := range res.Findings {
+		if f.Outcome != finding.OutcomeFixed {
+			t.Errorf("%s: outcome %s (%s), want fixed", f.Code, f.Outcome, f.Reason)
+		}
+	}
+	if again, err := e.Fix(res.Output, Versions{}); err != nil || again.Changed || len(again.Findings) != 0 {
+		t.Errorf("the output is not a fixed point: %v %v", err, again.Findings)
+	}
+}
+
 // A rule that panics fails the file with an error naming the rule; the
 // process goes on.
 func TestPanickingRuleIsAnErrorForThatFile(t *testing.T) {
