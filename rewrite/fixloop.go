@@ -39,10 +39,6 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 		if tree = used; err != nil {
 			return nil, err
 		}
-		// The rules are done with the Go copy of the tree; what follows
-		// reads tree-sitter's tree and the parse of the output. On a big
-		// file the copy is a third of the memory held.
-		tree.gt = nil
 		last = findings
 		chosen, deferred := choice.Choose(pass, findings, func(fd *Finding) bool { return finding.FrozenRefuses(fd, frozen) })
 		confirm = confirm || deferred
@@ -57,6 +53,10 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			break // still fixing: a fix that does not remove its finding
 		}
 		next, done, dropped, nextTree := applyVerified(cur, tree, chosen, parseLimit(ctx))
+		// The rules are done with the Go copy of the tree, and the copy of
+		// the output has taken what it could from it. On a big file the
+		// copy is a third of the memory held.
+		tree.gt = nil
 		if nextTree == nil {
 			confirm = true // applied one at a time: some fix waits or was dropped
 		}

@@ -108,7 +108,11 @@ func outputParses(before []byte, tree *parsed, text []byte, edits []Edit, limit 
 	}
 	p := &parsed{ts: ts}
 	if whole {
-		// The binding guard reads the Go copy of the output next.
+		// The binding guard reads the Go copy of the output next. It
+		// takes what the parse reused from the copy of the input.
+		if tree != nil && tree.gt != nil {
+			p.gt = syntree.NewReusing(ts, pythonNames, tree.gt)
+		}
 		if misindentedNear(goTreeIndent(p.goTree().Root(), text), edits) {
 			p.Close()
 			return nil

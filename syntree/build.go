@@ -25,17 +25,64 @@ bool ts_node_is_missing(TSNode);
 
 typedef struct {
 	uintptr_t id;
+	uintptr_t key; // the subtree's address (see syntree_key); 0: none
 	uint32_t start, end;
 	TSPoint start_pt;
 	int32_t parent;
 	uint16_t symbol, field;
 	uint8_t named, missing;
+	int32_t reuse; // position in the earlier tree of the same subtree; -1: none
 } syntree_record;
+
+// syntree_seen is a hash table of an earlier tree's subtree addresses
+// (syntree_key), to find the subtrees a parse reused:
+// positions in the earlier tree's node array, -1 for an empty slot.
+typedef struct {
+	const uintptr_t *ids;
+	int32_t *slots;
+	uint32_t mask; // slots - 1, a power of two less one; 0: no table
+} syntree_seen;
+
+// syntree_key is the address of a node's subtree: a TSNode's id points
+// at tree-sitter's Subtree, a union of that address and, for a small leaf,
+// the leaf's own bits with the low bit set. The slot the id points at
+// belongs to the parent, which a parse rebuilds around an edit; the
+// subtree it holds is the one the parse reused. 0 for a leaf held inline.
+static uintptr_t syntree_key(TSNode x) {
+	uintptr_t v = *(const uintptr_t *)x.id;
+	return (v & 1) ? 0 : v;
+}
+
+static uint32_t syntree_hash(uintptr_t id, uint32_t mask) {
+	return (uint32_t)((id >> 3) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+}
+
+static void syntree_seen_fill(syntree_seen *s, int n) {
+	for (uint32_t i = 0; i <= s->mask; i++) s->slots[i] = -1;
+	for (int i = 0; i < n; i++) {
+		if (s->ids[i] == 0) continue;
+		uint32_t h = syntree_hash(s->ids[i], s->mask);
+		while (s->slots[h] >= 0) h = (h + 1) & s->mask;
+		s->slots[h] = i;
+	}
+}
+
+static int32_t syntree_seen_find(const syntree_seen *s, uintptr_t id) {
+	if (s->mask == 0 || id == 0) return -1;
+	for (uint32_t h = syntree_hash(id, s->mask); s->slots[h] >= 0; h = (h + 1) & s->mask) {
+		if (s->ids[s->slots[h]] == id) return s->slots[h];
+	}
+	return -1;
+}
 
 // syntree_walk writes the nodes under root in preorder into out, each with
 // the index of its parent, and returns how many; -1 when out (or stack,
-// the open parents) is too small.
-static int syntree_walk(TSNode root, syntree_record *out, int cap, int32_t *stack, int depth_cap) {
+// the open parents) is too small. A node whose subtree seen holds (one
+// the parse reused from the tree seen was made from) is written with
+// its position there, and without its children: they are the same.
+static int syntree_walk(TSNode root, syntree_record *out, int cap, int32_t *stack, int depth_cap, const uintptr_t *seen_ids, int nseen, int32_t *slots, uint32_t mask) {
+	syntree_seen seen_table = {seen_ids, slots, mask}, *seen = &seen_table;
+	if (mask) syntree_seen_fill(seen, nseen);
 	TSTreeCursor c = ts_tree_cursor_new(root);
 	int n = 0, depth = 0;
 	stack[0] = -1;
@@ -53,8 +100,10 @@ static int syntree_walk(TSNode root, syntree_record *out, int cap, int32_t *stac
 		r->field = ts_tree_cursor_current_field_id(&c);
 		r->named = ts_node_is_named(x);
 		r->missing = ts_node_is_missing(x);
+		r->key = syntree_key(x);
+		r->reuse = syntree_seen_find(seen, r->key);
 		n++;
-		if (ts_tree_cursor_goto_first_child(&c)) {
+		if (r->reuse < 0 && ts_tree_cursor_goto_first_child(&c)) {
 			if (++depth == depth_cap) { ts_tree_cursor_delete(&c); return -1; }
 			stack[depth] = n - 1;
 			continue;
@@ -80,23 +129,48 @@ type record = C.syntree_record
 
 // New builds the Go copy of ts, a tree of lang, in one pass over the C
 // tree.
-func New(ts *sitter.Tree, nm *Language) *Tree {
+func New(ts *sitter.Tree, nm *Language) *Tree { return NewReusing(ts, nm, nil) }
+
+// NewReusing is New for a tree that an incremental parse made from the
+// tree that old copies (tree-sitter keeps the subtrees an edit left
+// alone): the walk stops at each node whose subtree old holds, and the
+// copy takes that node's descendants from old, moved to their new place.
+// The old tree-sitter tree must still be open: a subtree's address then
+// names that subtree alone. A fix edits a few lines, so the walk of its
+// output visits a few nodes instead of all.
+func NewReusing(ts *sitter.Tree, nm *Language, old *Tree) *Tree {
 	root := ts.RootNode()
 	b, _ := buffers.Get().(*buffer)
 	if b == nil {
 		b = &buffer{}
 	}
-	recs := walkC(root, b)
-	if recs == nil {
-		recs = walkCursor(root, nm)
+	recs := walkC(root, b, old)
+	if recs != nil && !reusesFit(recs, old) {
+		recs = walkC(root, b, nil)
 	}
-	t := assemble(recs, nm)
+	if recs == nil {
+		recs, old = walkCursor(root, nm), nil
+	}
+	t := assemble(recs, nm, old, &b.at)
 	// The room a big file needed is not kept for the next: a pool holds
 	// on to what it is given.
 	if len(b.recs) <= maxPooled {
 		buffers.Put(b)
 	}
 	return t
+}
+
+// reusesFit checks each subtree the walk found in old: the same subtree
+// spans the same number of bytes. (It always does; a walk that found
+// otherwise is not trusted, and the tree is walked whole.)
+func reusesFit(recs []record, old *Tree) bool {
+	for i := range recs {
+		r := &recs[i]
+		if p := int32(r.reuse); p >= 0 && old.nodes[p].end-old.nodes[p].start != uint32(r.end-r.start) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxPooled is the most records a pooled buffer keeps room for (about a
@@ -108,7 +182,7 @@ const maxPooled = 1 << 15
 // reads it there, and falls back to the cursor walk (nil) if what it
 // reads is not root, so that a go-tree-sitter whose Node changed is slow,
 // not wrong.
-func walkC(root *sitter.Node, b *buffer) []record {
+func walkC(root *sitter.Node, b *buffer, old *Tree) []record {
 	if unsafe.Sizeof(sitter.Node{}) < unsafe.Sizeof(C.TSNode{}) {
 		return nil
 	}
@@ -119,12 +193,26 @@ func walkC(root *sitter.Node, b *buffer) []record {
 	// About one node per three bytes of Python, room for one per two; a
 	// tree that needs more is walked again with room for four times as many.
 	size := max(1024, int(root.EndByte())/2)
+	var ids *C.uintptr_t
+	var slots *C.int32_t
+	var mask C.uint32_t
+	if old != nil && len(old.keys) > 0 {
+		n := 1
+		for n < 2*len(old.keys) {
+			n *= 2
+		}
+		if len(b.slots) < n {
+			b.slots = make([]C.int32_t, n)
+		}
+		ids, slots, mask = (*C.uintptr_t)(unsafe.Pointer(&old.keys[0])), &b.slots[0], C.uint32_t(n-1)
+		size = max(size/8, 1024) // most of the tree is old's
+	}
 	for {
 		if len(b.recs) < size {
 			b.recs = make([]record, size)
 			b.stack = make([]C.int32_t, size)
 		}
-		n := int(C.syntree_walk(c, &b.recs[0], C.int(len(b.recs)), &b.stack[0], C.int(len(b.stack))))
+		n := int(C.syntree_walk(c, &b.recs[0], C.int(len(b.recs)), &b.stack[0], C.int(len(b.stack)), ids, C.int(len(old.keysOrNil())), slots, mask))
 		if n >= 0 {
 			if n == 0 || uint32(b.recs[0].end) != root.EndByte() || uint16(b.recs[0].symbol) != uint16(root.Symbol()) {
 				return nil
@@ -139,6 +227,8 @@ func walkC(root *sitter.Node, b *buffer) []record {
 type buffer struct {
 	recs  []record
 	stack []C.int32_t
+	slots []C.int32_t // the hash table of an earlier tree's keys
+	at    []int32     // where each record's node goes (assemble)
 }
 
 var buffers sync.Pool
@@ -163,6 +253,7 @@ func walkCursor(root *sitter.Node, nm *Language) []record {
 			field:    C.uint16_t(nm.fieldID(c.CurrentFieldName())),
 			named:    boolByte(n.IsNamed()),
 			missing:  boolByte(n.IsMissing()),
+			reuse:    -1,
 		})
 		if c.GoToFirstChild() {
 			stack = append(stack, int32(len(recs)-1))
@@ -185,13 +276,25 @@ func boolByte(b bool) C.uint8_t {
 }
 
 // assemble makes the Tree of the walk's records: the nodes in one array,
-// the child lists in two more, and HasError from the leaves up.
-func assemble(recs []record, nm *Language) *Tree {
-	t := &Tree{nodes: make([]Node, len(recs)), lang: nm}
+// the child lists in two more, and HasError from the leaves up. A record
+// of a subtree old holds (reuse) brings its descendants from old. at is
+// scratch room: where each record's node goes.
+func assemble(recs []record, nm *Language, old *Tree, at *[]int32) *Tree {
+	total := len(recs)
+	for i := range recs {
+		if p := int32(recs[i].reuse); p >= 0 {
+			total += int(old.lastDescendant(p) - p)
+		}
+	}
+	t := &Tree{nodes: make([]Node, total), keys: make([]uintptr, total), lang: nm}
+	if cap(*at) < len(recs) {
+		*at = make([]int32, len(recs))
+	}
+	pos := (*at)[:len(recs)]
+	j := int32(0)
 	for i := range recs {
 		r := &recs[i]
-		n := &t.nodes[i]
-		n.t = t
+		n := &t.nodes[j]
 		n.symbol = nm.symbolIndex(uint16(r.symbol))
 		if n.field = uint16(r.field); int(n.field) >= len(nm.fields) {
 			n.field = 0
@@ -199,28 +302,27 @@ func assemble(recs []record, nm *Language) *Tree {
 		n.start, n.end = uint32(r.start), uint32(r.end)
 		n.startPt = sitter.Point{Row: uint32(r.start_pt.row), Column: uint32(r.start_pt.column)}
 		n.isNamed, n.missing = r.named != 0, r.missing != 0
-		n.hasError = n.missing || n.symbol == nm.errorSymbol
-		n.pos, n.parent = int32(i), int32(r.parent)
-		if p := n.parent; p >= 0 {
-			parent := &t.nodes[p]
-			n.index = parent.nkids
-			parent.nkids++
-			if n.isNamed {
-				n.nindex = parent.nnamed
-				parent.nnamed++
-			}
+		parent := int32(-1)
+		if r.parent >= 0 {
+			parent = pos[r.parent]
+		}
+		t.place(j, parent, uintptr(r.key))
+		pos[i] = j
+		j++
+		if p := int32(r.reuse); p >= 0 {
+			j = t.copyDescendants(j, old, p)
 		}
 	}
 	// Every node but the root is a child once: the lists are runs of two
 	// shared arrays, laid out parent by parent.
-	at, nat := int32(0), int32(0)
+	kat, nat := int32(0), int32(0)
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		n.kidsAt, n.namedAt = at, nat
-		at += n.nkids
+		n.kidsAt, n.namedAt = kat, nat
+		kat += n.nkids
 		nat += n.nnamed
 	}
-	t.kids = make([]*Node, at)
+	t.kids = make([]*Node, kat)
 	t.named = make([]*Node, nat)
 	for i := 1; i < len(t.nodes); i++ {
 		n := &t.nodes[i]
@@ -236,4 +338,65 @@ func assemble(recs []record, nm *Language) *Tree {
 		}
 	}
 	return t
+}
+
+// place links node i, its fields read, under parent (-1: the root).
+func (t *Tree) place(i, parent int32, id uintptr) {
+	n := &t.nodes[i]
+	n.t = t
+	n.hasError = n.missing || n.symbol == t.lang.errorSymbol
+	n.pos, n.parent = i, parent
+	t.keys[i] = id
+	if parent >= 0 {
+		p := &t.nodes[parent]
+		n.index = p.nkids
+		p.nkids++
+		if n.isNamed {
+			n.nindex = p.nnamed
+			p.nnamed++
+		}
+	}
+}
+
+// copyDescendants copies the descendants of old's node p under node j-1,
+// its copy, placed where that copy starts, and returns the position after
+// them. The text of the subtree is unchanged, so each descendant moves by
+// the bytes and rows the subtree moved; one on the subtree's first row
+// also moves by its columns.
+func (t *Tree) copyDescendants(j int32, old *Tree, p int32) int32 {
+	root, was := &t.nodes[j-1], &old.nodes[p]
+	dByte := int64(root.start) - int64(was.start)
+	dRow := int64(root.startPt.Row) - int64(was.startPt.Row)
+	dCol := int64(root.startPt.Column) - int64(was.startPt.Column)
+	last := old.lastDescendant(p)
+	for k := p + 1; k <= last; k++ {
+		o := &old.nodes[k]
+		n := &t.nodes[j]
+		n.symbol, n.field, n.isNamed, n.missing = o.symbol, o.field, o.isNamed, o.missing
+		n.start, n.end = uint32(int64(o.start)+dByte), uint32(int64(o.end)+dByte)
+		n.startPt = sitter.Point{Row: uint32(int64(o.startPt.Row) + dRow), Column: o.startPt.Column}
+		if o.startPt.Row == was.startPt.Row {
+			n.startPt.Column = uint32(int64(o.startPt.Column) + dCol)
+		}
+		t.place(j, j-1-(k-1-o.parent), old.keys[k])
+		j++
+	}
+	return j
+}
+
+// lastDescendant is the position of the last node under p in preorder
+// (p itself when it has no children).
+func (t *Tree) lastDescendant(p int32) int32 {
+	for n := &t.nodes[p]; n.nkids > 0; n = t.kids[n.kidsAt+n.nkids-1] {
+		p = t.kids[n.kidsAt+n.nkids-1].pos
+	}
+	return p
+}
+
+// keysOrNil is the tree's subtree keys (nil for no tree).
+func (t *Tree) keysOrNil() []uintptr {
+	if t == nil {
+		return nil
+	}
+	return t.keys
 }

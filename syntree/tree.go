@@ -16,8 +16,9 @@ import (
 // Tree is a parsed source held in Go memory.
 type Tree struct {
 	nodes []Node
-	kids  []*Node // the child lists, one after another
-	named []*Node // the named-child lists, one after another
+	kids  []*Node   // the child lists, one after another
+	named []*Node   // the named-child lists, one after another
+	keys  []uintptr // the C subtree of each node (0: a leaf held inline), for NewReusing
 	lang  *Language
 }
 
