@@ -34,11 +34,21 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	// finding (the golden fixtures check that a second run changes
 	// nothing), and the findings left are those whose fix was not applied.
 	confirm := false
+	// again: the findings of cur, when the binding guard refused a fix
+	// and the pass is chosen again without it on the same text (the rules
+	// would find the same).
+	var again []Finding
 	for pass := 0; pass <= maxPasses; pass++ {
-		findings, used, err := e.runOnce(ctx, cur, vs, tree)
-		if tree = used; err != nil {
-			return nil, err
+		findings := again
+		if again == nil {
+			var used *parsed
+			var err error
+			findings, used, err = e.runOnce(ctx, cur, vs, tree)
+			if tree = used; err != nil {
+				return nil, err
+			}
 		}
+		again = nil
 		last = findings
 		chosen, deferred := choice.Choose(pass, findings, func(fd *Finding) bool { return finding.FrozenRefuses(fd, frozen) })
 		confirm = confirm || deferred
@@ -75,6 +85,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 					}
 					confirm = true
 					nextTree.Close()
+					again = findings
 					continue
 				}
 			}

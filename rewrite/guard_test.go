@@ -3,6 +3,8 @@ package rewrite
 import (
 	"strings"
 	"testing"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // insertingRule is a rule that inserts line after the first top-level
@@ -107,5 +109,40 @@ func TestBindingGuardSecondTraining(t *testing.T) {
 	}
 	if !res.Changed {
 		t.Errorf("not applied: %v", res.Findings[0].Reason)
+	}
+}
+
+// A fix the guard refuses leaves the text as it was, so the pass is chosen
+// again without it from the findings it had: the rules do not run again
+// on the same text. The other fix goes in, and (a fix having been
+// refused) a pass over the output confirms it.
+func TestBindingGuardChoosesAgainWithoutRunningTheRules(t *testing.T) {
+	eng, err := New(Options{Select: []string{"LTF005"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	refused := insertingRule("if mode", "res_model.config.use_cache = False")
+	counted := refused.Run
+	refused.Run = func(p *Pass) { runs++; counted(p) }
+	fine := &Rule{Code: "LTF998", Name: "fine", Severity: SeverityInfo, Run: func(p *Pass) {
+		if !strings.HasPrefix(string(p.Src.Text), "done = True\n") {
+			p.Report(Finding{Message: "add done", Fix: &Fix{Edits: []Edit{{Start: 0, End: 0, NewText: "done = True\n"}}}})
+		}
+	}}
+	eng.rules = []*Rule{refused, fine}
+	src := "from transformers import AutoModelForCausalLM as AM, Trainer\nif mode == 'train':\n    res_model = AM.from_pretrained('m')\n    Trainer(model=res_model).train()\nelif mode == 'eval':\n    pass\n"
+	res, err := eng.Fix([]byte(src), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "done = True\n" + src; string(res.Output) != want {
+		t.Errorf("output %q, want %q", res.Output, want)
+	}
+	if runs != 2 {
+		t.Errorf("the rules ran %d times, want 2 (the first pass and the confirming one)", runs)
+	}
+	if len(res.Findings) != 2 || res.Findings[0].Outcome != finding.OutcomeFixed || !strings.HasPrefix(res.Findings[1].Reason, GuardPrefix) {
+		t.Errorf("findings %v: want the added line fixed, the guard's refusal kept", res.Findings)
 	}
 }
