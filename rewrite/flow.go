@@ -1,6 +1,9 @@
 package rewrite
 
 import (
+	"bytes"
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/loratune/loratune-fix/syntree"
@@ -87,11 +90,15 @@ type flowKey struct {
 // flowResult is one walk: the state at each read of the name and at the
 // start of each statement, by start byte.
 type flowResult struct {
-	reads, stmts map[uint32]flowState
-	readNodes    []*syntree.Node // the reads, in the order walked
-	all          []*Def          // every binding in the scope
-	local        bool            // the scope binds the name (else it is read from outside)
-	outer        *flowState
+	reads map[uint32]flowState
+	// stmts are kept in the order walked, which is the order of the text
+	// (a slice costs far less than a map entry per statement and walk);
+	// before reads them by start byte.
+	stmts     []stmtState
+	readNodes []*syntree.Node // the reads, in the order walked
+	all       []*Def          // every binding in the scope
+	local     bool            // the scope binds the name (else it is read from outside)
+	outer     *flowState
 }
 
 type walker struct {
@@ -103,6 +110,11 @@ type walker struct {
 	res    *flowResult
 	loops  []*loopExits
 	local  bool
+	// seen are the offsets in the scope where root's bytes occur (as a
+	// name or inside a longer one), in order; gated: root is a plain
+	// name, so that seen can answer mentions.
+	seen  []int
+	gated bool
 }
 
 type loopExits struct{ breaks, continues []flowState }
@@ -118,12 +130,16 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 	}
 	root, _, _ := strings.Cut(key, ".")
 	w := &walker{f: f, key: key, root: root, text: f.Src.Text, record: true,
-		res: &flowResult{reads: map[uint32]flowState{}, stmts: map[uint32]flowState{}}}
+		res: &flowResult{reads: map[uint32]flowState{}}}
 	f.flows[k] = w.res
 	body := f.Root
 	init := flowState{unbound: true}
 	if fn.Node != nil {
 		body = fn.Body
+	}
+	w.seen = occurrences(w.text[:body.EndByte()], int(body.StartByte()), root)
+	w.gated = flowGate && plainDotted([]byte(root))
+	if fn.Node != nil {
 		if strings.Contains(key, ".") {
 			init = flowState{defs: []*Def{{Kind: DefOuter, Index: -1}}}
 		} else if p := paramNode(fn, key, w.text); p != nil {
@@ -132,11 +148,46 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 		}
 	}
 	w.block(body, init)
+	if !slices.IsSortedFunc(w.res.stmts, byStart) {
+		slices.SortStableFunc(w.res.stmts, byStart) // (before finds the last)
+	}
 	w.res.local = w.local || len(w.res.all) > 0
 	if fn.Node != nil && w.declaredOuter(body) {
 		w.res.local = false
 	}
 	return w.res
+}
+
+// occurrences are the offsets from from on where word occurs in text.
+func occurrences(text []byte, from int, word string) []int {
+	var out []int
+	for at := from; word != ""; {
+		i := bytes.Index(text[at:], []byte(word))
+		if i < 0 {
+			break
+		}
+		out = append(out, at+i)
+		at += i + 1
+	}
+	return out
+}
+
+// flowGate turns mentions on; a test turns it off to check that the walk
+// finds the same without it.
+var flowGate = true
+
+// mentions reports whether n's text holds the key's first name. Only a
+// node that does can read or bind the key: one that does not leaves the
+// state as it is, and the walk need not look inside it. (Most of a scope
+// never names a given key: without this, each walk read every expression
+// of the scope.) A key whose first name is not a plain name (a[0].x,
+// compacted from "a[ 0 ].x") is looked for everywhere.
+func (w *walker) mentions(n *syntree.Node) bool {
+	if !w.gated {
+		return true
+	}
+	i, _ := slices.BinarySearch(w.seen, int(n.StartByte()))
+	return i < len(w.seen) && w.seen[i]+len(w.root) <= int(n.EndByte())
 }
 
 // declaredOuter reports "global key" or "nonlocal key" in the scope.
@@ -157,7 +208,9 @@ func (w *walker) declaredOuter(body *syntree.Node) bool {
 				}
 			case "function_definition", "class_definition", "lambda":
 			default:
-				walk(c)
+				if w.mentions(c) {
+					walk(c)
+				}
 			}
 		}
 	}
@@ -165,13 +218,37 @@ func (w *walker) declaredOuter(body *syntree.Node) bool {
 	return found
 }
 
-// snapshot records st at a statement or a read. It shares st's defs,
-// clipped: the flow only ever appends to a fresh copy (merge) or makes a
-// new slice (bind), so a recorded state cannot change under its reader.
+// snapshot records st at a read.
 func (w *walker) snapshot(m map[uint32]flowState, at uint32, st flowState) {
 	if w.record {
-		m[at] = flowState{defs: st.defs[:len(st.defs):len(st.defs)], unbound: st.unbound, dead: st.dead}
+		m[at] = clip(st)
 	}
+}
+
+// clip is st to be recorded. It shares st's defs, clipped: the flow only
+// ever appends to a fresh copy (merge) or makes a new slice (bind), so a
+// recorded state cannot change under its reader.
+func clip(st flowState) flowState {
+	return flowState{defs: st.defs[:len(st.defs):len(st.defs)], unbound: st.unbound, dead: st.dead}
+}
+
+// stmtState is the state at the start of the statement starting at at.
+type stmtState struct {
+	at uint32
+	st flowState
+}
+
+func byStart(a, b stmtState) int { return cmp.Compare(a.at, b.at) }
+
+// before is the state recorded at the start of the statement starting at
+// at (the last one recorded there, should there be two).
+func (r *flowResult) before(at uint32) (flowState, bool) {
+	// The first entry past at, then the one before it.
+	i, _ := slices.BinarySearchFunc(r.stmts, at+1, func(s stmtState, at uint32) int { return cmp.Compare(s.at, at) })
+	if i == 0 || r.stmts[i-1].at != at {
+		return flowState{}, false
+	}
+	return r.stmts[i-1].st, true
 }
 
 func (w *walker) read(n *syntree.Node, st flowState) {
@@ -205,17 +282,23 @@ func (w *walker) block(n *syntree.Node, st flowState) flowState {
 }
 
 func (w *walker) stmt(n *syntree.Node, st flowState) flowState {
-	w.snapshot(w.res.stmts, n.StartByte(), st)
+	if w.record {
+		w.res.stmts = append(w.res.stmts, stmtState{n.StartByte(), clip(st)})
+	}
 	switch n.Type() {
 	case "expression_statement":
+		if !w.mentions(n) {
+			return st
+		}
 		for _, ci := range n.NamedChildren() {
 			st = w.expr(ci, n, st)
 		}
 		return st
 	case "if_statement":
-		st = w.reads(n.ChildByFieldName("condition"), st)
+		cond := n.ChildByFieldName("condition")
+		st = w.reads(cond, st)
 		outs := []flowState{w.block(n.ChildByFieldName("consequence"), st)}
-		hasElse := w.mainGuard(n)
+		hasElse := w.mainGuard(cond)
 		for _, c := range n.NamedChildren() {
 			switch c.Type() {
 			case "elif_clause":
@@ -310,6 +393,9 @@ func (w *walker) stmt(n *syntree.Node, st flowState) flowState {
 		}
 		return st
 	case "import_statement", "import_from_statement":
+		if !w.mentions(n) {
+			return st
+		}
 		for _, name := range boundByImport(n, w.text) {
 			if name == w.key || name == w.root && strings.Contains(w.key, ".") {
 				st = w.bind(st, &Def{Stmt: n, Index: -1, Kind: DefImport})
@@ -322,10 +408,13 @@ func (w *walker) stmt(n *syntree.Node, st flowState) flowState {
 	return w.reads(n, st)
 }
 
-// mainGuard: if __name__ == "__main__" counts as taken (a script run as one).
-func (w *walker) mainGuard(n *syntree.Node) bool {
-	c := n.ChildByFieldName("condition")
-	return c != nil && strings.Contains(compact(c.Content(w.text)), "__name__==") && strings.Contains(c.Content(w.text), "__main__")
+// mainGuard: if __name__ == "__main__" counts as taken (a script run as
+// one). cond is the if statement's condition.
+func (w *walker) mainGuard(cond *syntree.Node) bool {
+	if cond == nil || !bytes.Contains(w.text[cond.StartByte():cond.EndByte()], []byte("__main__")) {
+		return false // (most conditions: no copy of the text)
+	}
+	return strings.Contains(compact(cond.Content(w.text)), "__name__==")
 }
 
 func (w *walker) loop(n *syntree.Node, st flowState) flowState {
@@ -458,7 +547,7 @@ func (w *walker) matches(t *syntree.Node) bool {
 // bindTarget binds the key when target t is (or unpacks to) it; value is
 // the expression assigned (nil when unseen), index its position in value.
 func (w *walker) bindTarget(t, value *syntree.Node, index int, stmt *syntree.Node, st flowState) flowState {
-	if t == nil {
+	if t == nil || !w.mentions(t) {
 		return st
 	}
 	switch t.Type() {
@@ -525,7 +614,7 @@ func (w *walker) targetReads(t *syntree.Node, st flowState) flowState {
 // reads records the state at each read of the key inside expression n,
 // in evaluation order as far as it matters here; a walrus binds.
 func (w *walker) reads(n *syntree.Node, st flowState) flowState {
-	if n == nil {
+	if n == nil || !w.mentions(n) {
 		return st
 	}
 	switch n.Type() {
@@ -661,7 +750,7 @@ func (f *Facts) ReachingBefore(key string, stmt *syntree.Node) Reach {
 		st := f.outerState(fn, key)
 		return Reach{Defs: st.defs, MaybeUnbound: st.unbound}
 	}
-	st, ok := r.stmts[stmt.StartByte()]
+	st, ok := r.before(stmt.StartByte())
 	if !ok {
 		return Reach{Defs: r.all}
 	}
@@ -738,7 +827,7 @@ func (f *Facts) outerState(fn *Func, key string) flowState {
 		for _, c := range f.Calls {
 			if c.Func == f.module && callsName(c.Dotted, fn.Name) && !strings.Contains(c.Dotted, ".") {
 				if s := Statement(c.Node); s != nil {
-					if at, ok := mod.stmts[s.StartByte()]; ok {
+					if at, ok := mod.before(s.StartByte()); ok {
 						sites = append(sites, at)
 					}
 				}

@@ -1,0 +1,136 @@
+package rewrite
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loratune/loratune-fix/syntree"
+)
+
+// The flow walk looks only inside nodes that name the key (mentions): on
+// every fixture, and on shapes that bind in unusual ways, what each read
+// and each statement sees is what the walk without that shortcut finds.
+func TestFlowGateChangesNothing(t *testing.T) {
+	inputs, _ := filepath.Glob("../fixtures/*/*.py")
+	extra := []byte(`import os.path as osp, a.b
+from m import (x as y, z)
+cfg = Config()
+cfg.lr = 1
+def f(model, *args, k=1, **kw):
+    global g
+    g = model
+    if (n := len(args)) > 1:
+        del model
+    elif kw:
+        model = [model for model in args]
+    else:
+        return n
+    while True:
+        try:
+            cfg.lr = cfg . lr + 1
+        except E as model:
+            break
+        finally:
+            print(model, cfg.lr)
+    match k:
+        case [y, *rest] if y:
+            z = y
+        case _:
+            pass
+    x[0].y = 2
+    x[ 0 ].y += x[0].y
+    with open(osp) as (fh):
+        for a, (b, c) in fh:
+            continue
+        else:
+            a = b = c = 3
+    self.model = lambda model: model
+    class C(model):
+        model = 1
+    def inner():
+        nonlocal k
+        k = g
+    return a, b, c, k, y, z, self.model, inner
+if __name__ == "__main__":
+    f(cfg)
+`)
+	texts := [][]byte{extra}
+	for _, in := range inputs {
+		text, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, text)
+	}
+	q, err := loadQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { flowGate = true }()
+	reads := 0
+	for _, text := range texts {
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt := goTree(tree)
+		src := NewSource(text)
+		src.root = pt.Root()
+		flowGate = true
+		gated := buildFacts(src, pt, q)
+		flowGate = false
+		plain := buildFacts(src, pt, q)
+		var keys []string
+		var stmts []*syntree.Node
+		walkNodes(pt.Root(), func(n *syntree.Node) bool {
+			switch n.Type() {
+			case "identifier", "attribute":
+				reads++
+				flowGate = true
+				a := describe(gated.ReachingAt(n))
+				flowGate = false
+				if b := describe(plain.ReachingAt(n)); a != b {
+					t.Errorf("%q at %d: with mentions %s, without %s", n.Content(text), n.StartByte(), a, b)
+				}
+				keys = append(keys, compact(n.Content(text)))
+			}
+			if p := n.Parent(); p != nil && (p.Type() == "block" || p.Type() == "module") {
+				stmts = append(stmts, n)
+			}
+			return true
+		})
+		for _, s := range stmts {
+			for _, k := range keys[:min(len(keys), 40)] {
+				flowGate = true
+				a := describe(gated.ReachingBefore(k, s))
+				flowGate = false
+				if b := describe(plain.ReachingBefore(k, s)); a != b {
+					t.Errorf("%s before %q: with mentions %s, without %s", k, s.Content(text), a, b)
+				}
+			}
+		}
+		tree.Close()
+	}
+	if reads < 1000 {
+		t.Fatalf("only %d reads compared", reads)
+	}
+}
+
+// describe renders a Reach with its bindings by position, so that two
+// models of one tree compare.
+func describe(r Reach) string {
+	s := fmt.Sprint(r.MaybeUnbound)
+	for _, d := range r.Defs {
+		s += fmt.Sprintf(" %d/%v/%v/%d", d.Kind, pos(d.Stmt), pos(d.Value), d.Index)
+	}
+	return s
+}
+
+func pos(n *syntree.Node) string {
+	if n == nil {
+		return "-"
+	}
+	return fmt.Sprint(n.StartByte(), ":", n.EndByte())
+}
