@@ -69,19 +69,18 @@ func (q *Query) Matches(t *Tree) []Match {
 		m             Match
 		finish, start int
 	}
-	var all []found
 	nc := len(q.captures)
-	caps := make([]*Node, nc)
-	var store []*Node // the matches' captures, nc at a time
-	// One closure for the whole walk: a closure made per node would
-	// move that node's loop variables to the heap.
+	// About one match per four nodes in a training script.
+	all := make([]found, 0, len(t.nodes)/4+1)
+	store := make([]*Node, 0, nc*cap(all)) // the matches' captures, nc at a time
 	var pi, start int
-	found1 := func(last *Node) {
+	m := &matcher{caps: make([]*Node, nc)}
+	m.emit = func(last *Node) {
 		if len(store)+nc > cap(store) {
 			store = make([]*Node, 0, max(64*nc, 2*cap(store)))
 		}
 		at := len(store)
-		store = append(store, caps...)
+		store = append(store, m.caps...)
 		all = append(all, found{Match{pi, store[at : at+nc : at+nc]}, int(last.pos), start})
 	}
 	starts := q.startsOf(t.lang)
@@ -95,8 +94,8 @@ func (q *Query) Matches(t *Tree) []Match {
 				continue
 			}
 			pi, start = k, i
-			pat.match(n, caps, found1)
-			clear(caps)
+			m.node(pat, n)
+			clear(m.caps)
 		}
 	}
 	slices.SortStableFunc(all, func(a, b found) int {
@@ -107,6 +106,81 @@ func (q *Query) Matches(t *Tree) []Match {
 		out[i] = f.m
 	}
 	return out
+}
+
+// matcher finds the ways a pattern matches, depth first, calling emit
+// for each with caps bound and the last node the match looked at. What is
+// left to match is a stack of frames, not closures, so that a match
+// allocates nothing.
+type matcher struct {
+	caps  []*Node
+	stack []frame
+	emit  func(last *Node)
+}
+
+// frame is a pattern whose children are being matched: p.children[k:]
+// are left, to match kids in order (siblings between them skipped).
+type frame struct {
+	p    *pattern
+	kids []*Node
+	k    int
+}
+
+// node matches p at n, then what the stack holds.
+func (m *matcher) node(p *pattern, n *Node) {
+	if p.alts != nil {
+		for _, a := range p.alts {
+			if !a.admits(n) {
+				continue
+			}
+			if p.capture >= 0 {
+				m.caps[p.capture] = n
+			}
+			m.node(a, n)
+		}
+		return
+	}
+	if !p.admits(n) {
+		return
+	}
+	if p.capture >= 0 {
+		m.caps[p.capture] = n
+	}
+	if len(p.children) == 0 {
+		m.rest(n)
+	} else {
+		m.stack = append(m.stack, frame{p, n.namedChildren(), 0})
+		m.rest(n)
+		m.stack = m.stack[:len(m.stack)-1]
+	}
+	if p.capture >= 0 {
+		m.caps[p.capture] = nil
+	}
+}
+
+// rest matches what the stack holds, last being the last node looked at.
+func (m *matcher) rest(last *Node) {
+	i := len(m.stack) - 1
+	if i < 0 {
+		m.emit(last)
+		return
+	}
+	top := m.stack[i]
+	if top.k == len(top.p.children) {
+		// The top pattern is whole: on with the one holding it.
+		m.stack = m.stack[:i]
+		m.rest(last)
+		m.stack = append(m.stack, top)
+		return
+	}
+	child := top.p.children[top.k]
+	for j, c := range top.kids {
+		if child.admits(c) {
+			m.stack[i] = frame{top.p, top.kids[j+1:], top.k + 1}
+			m.node(child, c)
+		}
+	}
+	m.stack[i] = top
 }
 
 // startsOf says, for each symbol of lang, whether a top-level pattern can
@@ -138,51 +212,8 @@ func (p *pattern) mayStart(kind string) bool {
 	return p.kind == "_" || p.kind == kind
 }
 
-// match calls yield once for every way n matches p, with caps bound and
-// the last node the match looked at.
-func (p *pattern) match(n *Node, caps []*Node, yield func(last *Node)) {
-	if p.alts != nil {
-		for _, a := range p.alts {
-			a.match(n, caps, func(last *Node) {
-				if p.capture >= 0 {
-					caps[p.capture] = n
-				}
-				yield(last)
-			})
-		}
-		return
-	}
-	if !p.admits(n) {
-		return
-	}
-	if p.capture >= 0 {
-		caps[p.capture] = n
-	}
-	p.matchChildren(n.namedChildren(), 0, caps, n, yield)
-	if p.capture >= 0 {
-		caps[p.capture] = nil
-	}
-}
-
-// matchChildren matches p.children[k:] against kids in order, siblings
-// between them skipped.
-func (p *pattern) matchChildren(kids []*Node, k int, caps []*Node, last *Node, yield func(last *Node)) {
-	if k == len(p.children) {
-		yield(last)
-		return
-	}
-	child := p.children[k]
-	for i, c := range kids {
-		if child.admits(c) {
-			child.match(c, caps, func(l *Node) {
-				p.matchChildren(kids[i+1:], k+1, caps, l, yield)
-			})
-		}
-	}
-}
-
-// admits is the test of n's own type and field, before match looks at
-// its children (and makes a closure to do so).
+// admits is the test of n's own type and field, before a match looks at
+// its children.
 func (p *pattern) admits(n *Node) bool {
 	if p.alts != nil {
 		for _, a := range p.alts {
