@@ -146,7 +146,7 @@ func NewReusing(ts *sitter.Tree, nm *Language, old *Tree) *Tree {
 	}
 	recs := walkC(root, b, old)
 	if recs != nil && !reusesFit(recs, old) {
-		recs = walkC(root, b, nil)
+		recs, old = walkC(root, b, nil), nil
 	}
 	if recs == nil {
 		recs, old = walkCursor(root, nm), nil
