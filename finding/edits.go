@@ -102,14 +102,20 @@ func nestedLines(a, b string) bool {
 // Overlapping reports whether edits cannot be applied together: two of
 // them overlap (an insertion strictly inside a replaced range included;
 // insertions at one offset, or at a range's edge, do not), or one ends
-// before it starts.
+// before it starts. One fix's insertions at one offset must also start at
+// one indentation: InOrder would put the deeper lines first, which is for
+// the insertions of different fixes, not the order one fix wrote.
 func Overlapping(edits []Edit) bool {
 	last := 0
-	for _, e := range InOrder(edits) {
+	es := InOrder(edits)
+	for i, e := range es {
 		if e.Start < last || e.End < e.Start {
 			return true
 		}
 		last = e.End
+		if i > 0 && e.Start == e.End && es[i-1].Start == e.Start && es[i-1].End == e.Start && indentOf(e.NewText) != indentOf(es[i-1].NewText) {
+			return true
+		}
 	}
 	return false
 }

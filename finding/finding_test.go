@@ -59,6 +59,10 @@ func TestOverlapping(t *testing.T) {
 		{[]Edit{{Start: 0, End: 5}, ins(3)}, true},          // strictly inside
 		{[]Edit{ins(3), ins(3)}, false},
 		{[]Edit{{Start: 5, End: 2}}, true},
+		// One fix's lines at one place at two indentations: InOrder
+		// would reorder them.
+		{[]Edit{{Start: 3, End: 3, NewText: "    a = 1\n"}, {Start: 3, End: 3, NewText: "        b = 2\n"}}, true},
+		{[]Edit{{Start: 3, End: 3, NewText: "    a = 1\n"}, {Start: 3, End: 3, NewText: "    b = 2\n"}}, false},
 	} {
 		if got := Overlapping(c.edits); got != c.want {
 			t.Errorf("%v: %v, want %v", c.edits, got, c.want)
