@@ -337,7 +337,7 @@ func relayGrownList(src *Source, root *syntree.Node, fx *Fix) {
 		return
 	}
 	if ok {
-		fx.Edits = append([]Edit{e}, outside...)
+		fx.Edits = append(granular(src, list, inside, e), outside...)
 	}
 	if fx.Claim == "" {
 		fx.Claim = argsClaim(list)
@@ -374,6 +374,97 @@ func lineLocal(src *Source, list *syntree.Node, edits []Edit) bool {
 		}
 	}
 	return true
+}
+
+// granular splits e, which lays out list again once edits (inside it) are
+// applied, into edits of the bytes around the items that edits leave
+// alone: another fix's edit inside such an item (a value replaced) then
+// applies in the same pass, and the list keeps the layout e gives it.
+// Where the items of e's text cannot be matched with the list's, e stays
+// whole.
+func granular(src *Source, list *syntree.Node, edits []Edit, e Edit) []Edit {
+	whole := []Edit{e}
+	open, close := start(list), end(list)-1
+	if open < e.Start || close >= e.End {
+		return whole
+	}
+	head := string(src.Text[e.Start : open+1])
+	if !strings.HasPrefix(e.NewText, head) {
+		return whole
+	}
+	// The top-level items of the new list, as offsets into e.NewText,
+	// and where its closing bracket lies.
+	type span struct{ from, to int }
+	var got []span
+	body := e.NewText[len(head):]
+	depth, from, closeAt := 0, 0, -1
+	item := func(to int) {
+		t := body[from:to]
+		lead := len(t) - len(strings.TrimLeft(t, " \t\r\n"))
+		if t = strings.TrimSpace(t); t != "" {
+			got = append(got, span{len(head) + from + lead, len(head) + from + lead + len(t)})
+		}
+	}
+	scanCode(body, func(i int, c byte) bool {
+		switch {
+		case strings.IndexByte("([{", c) >= 0:
+			depth++
+		case strings.IndexByte(")]}", c) >= 0:
+			if depth == 0 {
+				item(i)
+				closeAt = len(head) + i
+				return false
+			}
+			depth--
+		case c == ',' && depth == 0:
+			item(i)
+			from = i + 1
+		}
+		return true
+	})
+	items := realArgs(list)
+	if closeAt < 0 || len(got) < len(items) || e.NewText[closeAt:] != string(src.Text[close:e.End]) {
+		return whole
+	}
+	var out []Edit
+	oldAt, newAt := e.Start, 0
+	gap := func(oldTo, newTo int) {
+		old, neu := string(src.Text[oldAt:oldTo]), e.NewText[newAt:newTo]
+		p := 0
+		for p < len(old) && p < len(neu) && old[p] == neu[p] {
+			p++
+		}
+		q := 0
+		for q < len(old)-p && q < len(neu)-p && old[len(old)-1-q] == neu[len(neu)-1-q] {
+			q++
+		}
+		if old != neu {
+			out = append(out, Edit{Start: oldAt + p, End: oldTo - q, NewText: neu[p : len(neu)-q]})
+		}
+	}
+	for i, it := range items {
+		touched := false
+		for _, x := range edits {
+			touched = touched || x.Start < end(it) && x.End > start(it)
+		}
+		if touched {
+			continue
+		}
+		if e.NewText[got[i].from:got[i].to] != it.Content(src.Text) {
+			return whole
+		}
+		gap(start(it), got[i].from)
+		oldAt, newAt = end(it), got[i].to
+	}
+	gap(e.End, len(e.NewText))
+	shifted := make([]Edit, len(out))
+	for i, x := range out {
+		shifted[i] = Edit{Start: x.Start - e.Start, End: x.End - e.Start, NewText: x.NewText}
+	}
+	if neu, err := finding.ApplyEdits(src.Text[e.Start:e.End], shifted); err != nil || string(neu) != e.NewText {
+		return whole
+	}
+	return out
 }
 
 // relaidAsIs reports that the layout e gives list is what applying edits

@@ -68,3 +68,29 @@ func TestLineLocalEditLeavesTheListToAnAddition(t *testing.T) {
 		})
 	}
 }
+
+// A call laid out again for an added keyword (LTF002) and a value replaced
+// inside another of its arguments (LTF001) go in together in one pass: the
+// layout's edits lie between the arguments, around the one replaced.
+func TestRelayoutAndAValueInsideComposeInOnePass(t *testing.T) {
+	e, err := New(Options{Select: []string{"LTF001", "LTF002"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "import torch\nimport transformers\nfrom peft import get_peft_model\n\n"
+	src := head + "model = transformers.Phi3ForCausalLM.from_pretrained(name_or_path, low_cpu_mem_usage=True, torch_dtype=torch.bfloat16)\nmodel = get_peft_model(model, cfg)\n"
+	res, err := e.Fix([]byte(src), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := head + "model = transformers.Phi3ForCausalLM.from_pretrained(\n    name_or_path,\n    low_cpu_mem_usage=True,\n    torch_dtype=torch.float32,\n    attn_implementation=\"eager\",\n)\nmodel = get_peft_model(model, cfg)\n"
+	if string(res.Output) != want {
+		t.Errorf("output:\n%s\nwant:\n%s", res.Output, want)
+	}
+	if res.Passes != 1 || len(res.Findings) != 2 {
+		t.Errorf("%d passes, findings %v: want both fixed in one pass", res.Passes, res.Findings)
+	}
+	if again, err := e.Fix(res.Output, Versions{}); err != nil || again.Changed {
+		t.Errorf("the output is not a fixed point: %v %v", err, again.Findings)
+	}
+}

@@ -68,8 +68,9 @@ func listAddition(src *Source, args *syntree.Node, item string) *listAdd {
 	}
 	last := list[len(list)-1]
 	// Too long with the item: laid out again, as the formatter would.
-	if e, ok := relaid(src, args, []Edit{{Start: end(last), End: end(last), NewText: ", " + item}}); ok {
-		a.edits, a.composes = []Edit{e}, false
+	inner := []Edit{{Start: end(last), End: end(last), NewText: ", " + item}}
+	if e, ok := relaid(src, args, inner); ok {
+		a.edits, a.composes = granular(src, args, inner, e), false
 		return a
 	}
 	closeParen := end(args) - 1
