@@ -66,7 +66,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 		// The rules are done with the Go copy of the tree, and the copy of
 		// the output has taken what it could from it. On a big file the
 		// copy is a third of the memory held.
-		tree.gt = nil
+		tree.releaseGo()
 		if nextTree == nil {
 			confirm = true // applied one at a time: some fix waits or was dropped
 		}

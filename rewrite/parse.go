@@ -91,7 +91,18 @@ func (p *parsed) goTree() *syntree.Tree {
 	return p.gt
 }
 
-func (p *parsed) Close() { p.ts.Close() }
+// Close frees the parse and hands the room of its Go copy to the next.
+func (p *parsed) Close() {
+	p.releaseGo()
+	p.ts.Close()
+}
+
+// releaseGo drops the Go copy, whose room the next copy reuses; nothing
+// may read its nodes afterwards.
+func (p *parsed) releaseGo() {
+	p.gt.Release()
+	p.gt = nil
+}
 
 // parserPool hands each goroutine its own parser: parsers are not safe for
 // concurrent use, but one can be reused for many files.

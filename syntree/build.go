@@ -286,7 +286,12 @@ func assemble(recs []record, nm *Language, old *Tree, at *[]int32) *Tree {
 			total += int(old.lastDescendant(p) - p)
 		}
 	}
-	t := &Tree{nodes: make([]Node, total), keys: make([]uintptr, total), lang: nm}
+	t := &Tree{lang: nm}
+	st, _ := storages.Get().(*storage)
+	if st == nil {
+		st = &storage{}
+	}
+	t.nodes, t.keys = room(st.nodes, total), room(st.keys, total)
 	if cap(*at) < len(recs) {
 		*at = make([]int32, len(recs))
 	}
@@ -295,13 +300,18 @@ func assemble(recs []record, nm *Language, old *Tree, at *[]int32) *Tree {
 	for i := range recs {
 		r := &recs[i]
 		n := &t.nodes[j]
-		n.symbol = nm.symbolIndex(uint16(r.symbol))
-		if n.field = uint16(r.field); int(n.field) >= len(nm.fields) {
+		*n = Node{
+			symbol:  nm.symbolIndex(uint16(r.symbol)),
+			field:   uint16(r.field),
+			start:   uint32(r.start),
+			end:     uint32(r.end),
+			startPt: sitter.Point{Row: uint32(r.start_pt.row), Column: uint32(r.start_pt.column)},
+			isNamed: r.named != 0,
+			missing: r.missing != 0,
+		}
+		if int(n.field) >= len(nm.fields) {
 			n.field = 0
 		}
-		n.start, n.end = uint32(r.start), uint32(r.end)
-		n.startPt = sitter.Point{Row: uint32(r.start_pt.row), Column: uint32(r.start_pt.column)}
-		n.isNamed, n.missing = r.named != 0, r.missing != 0
 		parent := int32(-1)
 		if r.parent >= 0 {
 			parent = pos[r.parent]
@@ -322,8 +332,8 @@ func assemble(recs []record, nm *Language, old *Tree, at *[]int32) *Tree {
 		kat += n.nkids
 		nat += n.nnamed
 	}
-	t.kids = make([]*Node, kat)
-	t.named = make([]*Node, nat)
+	// Every slot of the two is written below: pooled room needs no clearing.
+	t.kids, t.named = room(st.kids, int(kat)), room(st.named, int(nat))
 	for i := 1; i < len(t.nodes); i++ {
 		n := &t.nodes[i]
 		p := &t.nodes[n.parent]
@@ -372,9 +382,12 @@ func (t *Tree) copyDescendants(j int32, old *Tree, p int32) int32 {
 	for k := p + 1; k <= last; k++ {
 		o := &old.nodes[k]
 		n := &t.nodes[j]
-		n.symbol, n.field, n.isNamed, n.missing = o.symbol, o.field, o.isNamed, o.missing
-		n.start, n.end = uint32(int64(o.start)+dByte), uint32(int64(o.end)+dByte)
-		n.startPt = sitter.Point{Row: uint32(int64(o.startPt.Row) + dRow), Column: o.startPt.Column}
+		*n = Node{
+			symbol: o.symbol, field: o.field, isNamed: o.isNamed, missing: o.missing,
+			start:   uint32(int64(o.start) + dByte),
+			end:     uint32(int64(o.end) + dByte),
+			startPt: sitter.Point{Row: uint32(int64(o.startPt.Row) + dRow), Column: o.startPt.Column},
+		}
 		if o.startPt.Row == was.startPt.Row {
 			n.startPt.Column = uint32(int64(o.startPt.Column) + dCol)
 		}
@@ -391,6 +404,43 @@ func (t *Tree) lastDescendant(p int32) int32 {
 		p = t.kids[n.kidsAt+n.nkids-1].pos
 	}
 	return p
+}
+
+// storage is the room of a Tree's arrays, which Release hands to the
+// next tree built: two trees a script, a third of what a fix allocated.
+type storage struct {
+	nodes []Node
+	keys  []uintptr
+	kids  []*Node
+	named []*Node
+}
+
+var storages sync.Pool
+
+// maxPooledNodes is the most nodes a pooled storage keeps room for (a
+// script of about 200 KB); bigger room goes back to the collector.
+const maxPooledNodes = 1 << 16
+
+// room is s with length n, reusing its room when there is enough.
+func room[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
+
+// Release hands t's room to the next tree built. Neither t nor any of its
+// nodes may be read afterwards: the nodes' memory then holds another
+// tree. (t's own arrays are dropped, so that a read through t fails
+// instead of reading the other tree.)
+func (t *Tree) Release() {
+	if t == nil || t.nodes == nil {
+		return
+	}
+	if cap(t.nodes) <= maxPooledNodes {
+		storages.Put(&storage{t.nodes[:0], t.keys[:0], t.kids[:0], t.named[:0]})
+	}
+	t.nodes, t.keys, t.kids, t.named = nil, nil, nil, nil
 }
 
 // keysOrNil is the tree's subtree keys (nil for no tree).

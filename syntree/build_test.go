@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,4 +257,66 @@ func nodeOf(ts *sitter.Tree, tree *Tree, nm *Language) func(*sitter.Node) *Node 
 		}
 		return byID[n.ID()]
 	}
+}
+
+// TestReleasedRoomIsReusedWhole: a tree built in the room another tree
+// released is the tree built in fresh room, node for node and child list
+// for child list, whatever the first tree held; and the released tree
+// cannot be read.
+func TestReleasedRoomIsReusedWhole(t *testing.T) {
+	nm := NewLanguage(python.GetLanguage())
+	srcs := sources(t)
+	names := make([]string, 0, len(srcs))
+	for name := range srcs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var prev *Tree
+	reused := 0
+	for _, name := range names {
+		ts := parseTS(t, srcs[name])
+		fresh := New(ts, nm)
+		var room *Node
+		if prev != nil && cap(prev.nodes) >= fresh.Len() {
+			room = &prev.nodes[:1][0]
+		}
+		prev.Release() // its room goes to the next New
+		got := New(ts, nm)
+		if room != nil && &got.nodes[0] == room {
+			reused++
+		}
+		if got.Len() != fresh.Len() || len(got.kids) != len(fresh.kids) || len(got.named) != len(fresh.named) {
+			t.Fatalf("%s: sizes differ", name)
+		}
+		for i := range fresh.nodes {
+			g, w := got.nodes[i], fresh.nodes[i]
+			g.t, w.t = nil, nil
+			if g != w || got.keys[i] != fresh.keys[i] {
+				t.Fatalf("%s: node %d: %+v, want %+v", name, i, g, w)
+			}
+		}
+		for i := range fresh.kids {
+			if got.kids[i].pos != fresh.kids[i].pos || got.kids[i].t != got {
+				t.Fatalf("%s: child slot %d differs", name, i)
+			}
+		}
+		for i := range fresh.named {
+			if got.named[i].pos != fresh.named[i].pos || got.named[i].t != got {
+				t.Fatalf("%s: named child slot %d differs", name, i)
+			}
+		}
+		prev = got
+	}
+	if reused < 20 {
+		t.Fatalf("the room was reused %d times", reused)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("a released tree was read")
+			}
+		}()
+		prev.Release()
+		prev.Root()
+	}()
 }
