@@ -28,8 +28,9 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	settled, frozen0 := false, frozen
 	var tree *parsed   // the parse of cur; nil: runOnce parses it
 	var last []Finding // the findings of cur
-	// confirm: a fix was deferred, dropped or had overlapping edits, so
-	// only a pass over the output can say that nothing is left to do.
+	// confirm: a fix was deferred, dropped or had overlapping edits, or an
+	// edit reached into a finding not applied (which it may have removed),
+	// so only a pass over the output can say what is left.
 	// Otherwise every reported fix went in at once, each removes its own
 	// finding (the golden fixtures check that a second run changes
 	// nothing), and the findings left are those whose fix was not applied.
@@ -107,6 +108,7 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 		}
 		tree.Close()
 		cur, tree = next, nextTree // the next pass reads the tree the check made
+		confirm = confirm || touchesUnapplied(findings, chosen, done)
 		if !confirm {
 			settled, last = true, unapplied(findings, chosen)
 			break
@@ -131,6 +133,29 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	res.Changed = !bytes.Equal(out, text)
 	res.Frozen = frozen
 	return res, nil
+}
+
+// touchesUnapplied reports an edit of the fixes applied that reaches into
+// the range of a finding whose fix was not applied (or that has none):
+// such a finding may be gone from the output, which only a pass over it
+// can tell.
+func touchesUnapplied(findings []Finding, chosen []*Finding, edits []Edit) bool {
+	applied := map[*Finding]bool{}
+	for _, c := range chosen {
+		applied[c] = true
+	}
+	for i := range findings {
+		fd := &findings[i]
+		if applied[fd] {
+			continue
+		}
+		for _, e := range edits {
+			if e.Start <= fd.End && fd.Start <= e.End {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unapplied are the findings of a pass whose fix was not among chosen:

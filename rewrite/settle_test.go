@@ -240,3 +240,41 @@ func TestAFixWithOverlappingEditsIsDropped(t *testing.T) {
 		}
 	}
 }
+
+// A finding without a fix that another rule's fix removes (LTF010's
+// note on a load that LTF002 makes eager) is fixed by the run, and says
+// so, though every fix went in in one pass: an edit that reaches into
+// the range of a finding not applied calls for the confirming pass. A
+// finding no edit reaches stays not fixed without one.
+func TestFindingRemovedByAnotherFixIsFixedInOnePass(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := "model = AutoModelForCausalLM.from_pretrained(model_id)\n"
+	src := "import os\n\nimport torch\nfrom peft import LoraConfig, get_peft_model\n" +
+		"from transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n\n" +
+		"# gemma: google/gemma-2-2b\nmodel_id = os.environ.get(\"MODEL\", \"google/gemma-2-2b\")\n" + load +
+		"model = get_peft_model(model, LoraConfig(r=8))\n" +
+		"trainer = Trainer(model=model, args=TrainingArguments(output_dir=\"out\", bf16=True))\ntrainer.train()\n"
+	res, err := e.Fix([]byte(src), Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcome := map[string]finding.Outcome{}
+	for _, fd := range res.Findings {
+		outcome[fd.Code] = fd.Outcome
+	}
+	if outcome["LTF010"] != finding.OutcomeFixed || outcome["LTF002"] != finding.OutcomeFixed {
+		t.Errorf("outcomes %v: want LTF010 fixed by LTF002's edit", outcome)
+	}
+	again, err := e.Fix(res.Output, Versions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range again.Findings {
+		if fd.Code == "LTF010" {
+			t.Errorf("LTF010 is still found in the output:\n%s", res.Output)
+		}
+	}
+}
