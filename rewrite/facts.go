@@ -175,7 +175,9 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 // plainDotted reports ASCII identifiers joined by dots, none of them a
 // keyword that can stand before a dot (None.x is not a name).
 func plainDotted(s []byte) bool {
-	for _, part := range bytes.Split(s, []byte(".")) {
+	for rest, more := s, true; more; {
+		var part []byte
+		part, rest, more = bytes.Cut(rest, []byte("."))
 		if len(part) == 0 || '0' <= part[0] && part[0] <= '9' {
 			return false
 		}

@@ -346,15 +346,21 @@ func (f *Facts) padSetAfter(tok *syntree.Node, offset int) *syntree.Node {
 		}
 		return false
 	}
+	addTokens := name + ".add_special_tokens"
 	for _, c := range f.Calls {
-		if c.Func != scope || int(c.Node.StartByte()) < offset || f.trainingBefore(int(c.Node.StartByte())) != nil {
+		if c.Func != scope || int(c.Node.StartByte()) < offset {
 			continue
 		}
-		if c.Dotted == name+".add_special_tokens" && strings.Contains(c.Args.Content(text), "pad_token") {
-			return c.Node
+		// (Whether training came before is asked last, of the calls
+		// that would count: it reads the flow of each training call.)
+		if c.Dotted == addTokens && strings.Contains(c.Args.Content(text), "pad_token") {
+			if f.trainingBefore(int(c.Node.StartByte())) == nil {
+				return c.Node
+			}
+			continue
 		}
 		fn := f.localFunc(c.Node)
-		if fn == nil {
+		if fn == nil || f.trainingBefore(int(c.Node.StartByte())) != nil {
 			continue
 		}
 		for i, a := range realArgs(c.Args) {

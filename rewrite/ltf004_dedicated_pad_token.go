@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -247,7 +248,7 @@ func runDedicatedPadToken(p *Pass) {
 		return
 	}
 	fam := padFamilyOf(load)
-	if (fam == padDynamic || fam == padOther) && strings.Contains(string(text), ".eod_id") {
+	if (fam == padDynamic || fam == padOther) && bytes.Contains(text, []byte(".eod_id")) {
 		fam = padQwen1 // Qwen-1's tokenizer is the one with eod_id
 	}
 	if packingInFile(f) {
@@ -400,7 +401,7 @@ func runDedicatedPadToken(p *Pass) {
 	configLines := []string{}
 	if !configSet {
 		configLines = append(configLines, model+".config.pad_token_id = "+tok.Name+".pad_token_id")
-		if strings.Contains(string(text), model+".generation_config") {
+		if bytes.Contains(text, []byte(model+".generation_config")) {
 			configLines = append(configLines, model+".generation_config.pad_token_id = "+tok.Name+".pad_token_id")
 		}
 	}
@@ -562,7 +563,7 @@ func runDedicatedPadToken(p *Pass) {
 		case p.Versions.Peft.MayBeBelow(0, 7):
 			fix.Applicability = Unsafe
 			fix.Message += fmt.Sprintf(" (unsafe: %s cannot save a resized embedding row; peft 0.7 added save_embedding_layers)", p.Versions.Peft.Describe("peft"))
-		case strings.Contains(string(text), "save_embedding_layers=False"):
+		case bytes.Contains(text, []byte("save_embedding_layers=False")):
 			fix.Applicability = Unsafe
 			fix.Message += " (unsafe: save_embedding_layers=False drops a resized embedding row on save)"
 		}

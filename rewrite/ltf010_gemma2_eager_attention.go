@@ -129,25 +129,42 @@ func (f *Facts) gemmaOf(l *Load) (gemmaKind, string) {
 	return gemmaOther, ""
 }
 
-// namesGemma2 reports a file that names a Gemma-2 model anywhere, read
-// once per file: a case-blind regexp runs at every byte, so it only runs
-// where "gemma" is written.
+// namesGemma2 reports a file that names a Gemma-2 model anywhere
+// (gemma2ID matches its text), read once per file. The regexp, run over
+// the text, tried a match at every byte; a match can only start where
+// "gemma" is written, so gemma2At looks there alone.
 func (f *Facts) namesGemma2() bool {
 	if f.gemma2Named == nil {
 		text, named := f.Src.Text, false
-		for i := 0; ; i++ {
+		for i := 0; !named; i++ {
 			j := bytes.IndexAny(text[i:], "gG")
 			if j < 0 {
 				break
 			}
-			if i += j; len(text)-i >= 5 && bytes.EqualFold(text[i:i+5], []byte("gemma")) {
-				named = gemma2ID.Match(text[i:])
-				break
-			}
+			i += j
+			named = gemma2At(text[i:])
 		}
 		f.gemma2Named = &named
 	}
 	return *f.gemma2Named
+}
+
+// gemma2At reports a match of gemma2ID at the start of s, written out:
+// "gemma" in any case, an optional - or _, 2, then the end or a character
+// other than a digit, b, B or a dot.
+func gemma2At(s []byte) bool {
+	if len(s) < 6 || !bytes.EqualFold(s[:5], []byte("gemma")) {
+		return false
+	}
+	k := 5
+	if s[k] == '-' || s[k] == '_' {
+		k++
+	}
+	if k == len(s) || s[k] != '2' {
+		return false
+	}
+	k++
+	return k == len(s) || !('0' <= s[k] && s[k] <= '9' || s[k] == 'b' || s[k] == 'B' || s[k] == '.')
 }
 
 const gemma2Why = `SDPA drops Gemma-2's attention logit soft-cap (the adapters then learn against other logits) and, on Hopper, picks cuDNN, whose backward gives NaN on left-padded rows`

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -103,7 +104,7 @@ func runPrepareModelForInt8Training(p *Pass) {
 		return
 	}
 	// Every mention of the bare name must be an import or a call we rename.
-	if strings.Count(string(text), int8Name) != len(edits) {
+	if bytes.Count(text, []byte(int8Name)) != len(edits) {
 		exact = false
 	}
 	fd := Finding{Start: start(first), End: end(first), Severity: sev, Message: msg}

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -262,7 +263,14 @@ func (f *Facts) readsOf(key string, stmt *syntree.Node) []*syntree.Node {
 	if fn != f.module {
 		scopes = append(scopes, f.module)
 	}
+	// A function whose text never names the key (its first part, a plain
+	// name) reads none of it: its walk is not needed.
+	root, _, _ := strings.Cut(key, ".")
+	plain := plainDotted([]byte(root))
 	for _, s := range scopes {
+		if s != fn && s != f.module && plain && !bytes.Contains(f.Src.Text[s.Body.StartByte():s.Body.EndByte()], []byte(root)) {
+			continue
+		}
 		r := f.flow(s, key)
 		for _, n := range r.readNodes {
 			if s != fn && r.local && !strings.HasPrefix(key, "self.") {
@@ -290,8 +298,10 @@ func (t *tracer) returned(ret *syntree.Node, index int, tag string, rets []*synt
 	}
 	var calls []*Call
 	for _, c := range t.f.Calls {
-		if within(c.Node, fn.Node) {
-			continue // recursion
+		// localFunc finds fn only by its last name: the name test spares
+		// it the other calls; a call within fn is recursion.
+		if c.Method != fn.Name || within(c.Node, fn.Node) {
+			continue
 		}
 		if lf := t.f.localFunc(c.Node); lf == fn {
 			calls = append(calls, c)
