@@ -33,6 +33,8 @@ type Facts struct {
 	editScope    *string                 // notEditedBecause, once decided
 	byMethod     map[string][]*Call      // Calls by their last name, on first use
 	gemma2Named  *bool                   // namesGemma2, once decided
+	seen         map[string][]int        // where each first name of a flow's key occurs (flow.go)
+	stmtsIn      map[*Func]int           // how many statements a flow walk of the scope records
 }
 
 // Call is one call expression.
@@ -83,21 +85,31 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 	text := src.Text
 	// One walk collects the matches of every query file; they are then read
 	// file by file, functions first (calls and assignments need scopes).
-	matches := make([][]captures, len(queryFiles))
+	matches := make([][][]*syntree.Node, len(queryFiles))
 	for _, m := range q.all.Matches(tree) {
 		file := q.file[m.Pattern]
-		matches[file] = append(matches[file], captures{q: q, nodes: m.Captures})
+		matches[file] = append(matches[file], m.Captures)
 	}
-	each := func(file string, fn func(caps captures)) {
-		for _, caps := range matches[slices.Index(queryFiles, file)] {
-			fn(caps)
-		}
-	}
+	of := func(file string) [][]*syntree.Node { return matches[slices.Index(queryFiles, file)] }
+	// The captures by id, looked up once (a match binds nil where it has
+	// no such capture).
+	id := q.capture
+	var (
+		cFunction, cBody, cName      = id["function"], id["body"], id["name"]
+		cImport, cAlias, cFrom, cMod = id["import"], id["alias"], id["from"], id["module"]
+		cCall, cCallee, cArgs        = id["call"], id["callee"], id["args"]
+		cAssignment, cTarget, cValue = id["assignment"], id["target"], id["value"]
+	)
 
-	each("functions.scm", func(c captures) {
-		fn := c.get("function")
-		f.Funcs = append(f.Funcs, &Func{Node: fn, Body: c.get("body"), Name: c.get("name").Content(text), start: fn.StartByte(), end: fn.EndByte()})
-	})
+	// Funcs, Calls and Assigns point into one array each: one allocation
+	// instead of one per function, call and assignment.
+	funcs := make([]Func, len(of("functions.scm")))
+	f.Funcs = make([]*Func, 0, len(funcs))
+	for i, c := range of("functions.scm") {
+		fn := c[cFunction]
+		funcs[i] = Func{Node: fn, Body: c[cBody], Name: c[cName].Content(text), start: fn.StartByte(), end: fn.EndByte()}
+		f.Funcs = append(f.Funcs, &funcs[i])
+	}
 	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].start < f.Funcs[j].start })
 	var open []*Func // the functions holding the one being read, outermost first
 	for _, fn := range f.Funcs {
@@ -109,54 +121,50 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 		}
 		open = append(open, fn)
 	}
-	// Parent() of a top-level statement walks the module's children from
-	// the first: one walk of them answers for every import instead.
-	topLevel := map[[2]uint32]bool{}
-	for _, c := range root.NamedChildren() {
-		topLevel[[2]uint32{c.StartByte(), c.EndByte()}] = true
-	}
 
-	each("imports.scm", func(c captures) {
-		stmt := c.get("import")
-		if topLevel[[2]uint32{stmt.StartByte(), stmt.EndByte()}] {
+	for _, c := range of("imports.scm") {
+		if stmt := c[cImport]; stmt.Parent() == root {
 			if len(f.importStmts) == 0 || f.importStmts[len(f.importStmts)-1] != stmt {
 				f.importStmts = append(f.importStmts, stmt)
 			}
 		}
 		alias := ""
-		if a := c.get("alias"); a != nil {
+		if a := c[cAlias]; a != nil {
 			alias = a.Content(text)
 		}
-		if from := c.get("from"); from != nil {
-			name := c.get("name").Content(text)
+		if from := c[cFrom]; from != nil {
+			name := c[cName].Content(text)
 			if alias == "" {
 				alias = name
 			}
 			f.imports[alias] = from.Content(text) + "." + name
-			return
+			continue
 		}
-		mod := c.get("module").Content(text)
+		mod := c[cMod].Content(text)
 		if alias == "" {
 			// "import torch.nn" binds "torch".
 			alias = strings.SplitN(mod, ".", 2)[0]
 			mod = alias
 		}
 		f.imports[alias] = mod
-	})
+	}
 
-	each("calls.scm", func(c captures) {
-		callee := c.get("callee")
-		dotted := dottedName(callee, text)
+	calls := make([]Call, 0, len(of("calls.scm")))
+	f.Calls = make([]*Call, 0, cap(calls))
+	for _, c := range of("calls.scm") {
+		dotted := dottedName(c[cCallee], text)
 		if dotted == "" {
-			return
+			continue
 		}
-		call := &Call{Node: c.get("call"), Args: c.get("args"), Dotted: dotted, Qual: f.Resolve(dotted), Func: f.scopeOf(c.get("call"))}
-		call.Method = dotted[strings.LastIndexByte(dotted, '.')+1:]
-		f.Calls = append(f.Calls, call)
-	})
+		calls = append(calls, Call{Node: c[cCall], Args: c[cArgs], Dotted: dotted, Qual: f.Resolve(dotted), Func: f.scopeOf(c[cCall]),
+			Method: dotted[strings.LastIndexByte(dotted, '.')+1:]})
+		f.Calls = append(f.Calls, &calls[len(calls)-1])
+	}
 
-	each("assignments.scm", func(c captures) {
-		value := c.get("value")
+	assigns := make([]Assign, len(of("assignments.scm")))
+	f.Assigns = make([]*Assign, 0, len(assigns))
+	for i, c := range of("assignments.scm") {
+		value := c[cValue]
 		for value.Type() == "assignment" {
 			if r := value.ChildByFieldName("right"); r != nil {
 				value = r
@@ -164,9 +172,10 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 				break
 			}
 		}
-		f.Assigns = append(f.Assigns, &Assign{Node: c.get("assignment"), Target: c.get("target"), Value: value,
-			Text: compact(c.get("target").Content(text)), Func: f.scopeOf(c.get("assignment"))})
-	})
+		assigns[i] = Assign{Node: c[cAssignment], Target: c[cTarget], Value: value,
+			Text: compact(c[cTarget].Content(text)), Func: f.scopeOf(c[cAssignment])}
+		f.Assigns = append(f.Assigns, &assigns[i])
+	}
 
 	f.markScopes()
 	return f
@@ -192,20 +201,6 @@ func plainDotted(s []byte) bool {
 		}
 	}
 	return true
-}
-
-// captures are the nodes of one query match, by capture id.
-type captures struct {
-	q     *compiled
-	nodes []*syntree.Node
-}
-
-// get is the node captured as name, or nil.
-func (c captures) get(name string) *syntree.Node {
-	if id, ok := c.q.capture[name]; ok {
-		return c.nodes[id]
-	}
-	return nil
 }
 
 // dottedName renders identifier / attribute chains ("a.b.c"); a chain whose

@@ -110,7 +110,7 @@ type walker struct {
 	res    *flowResult
 	loops  []*loopExits
 	local  bool
-	// seen are the offsets in the scope where root's bytes occur (as a
+	// seen are the offsets in the text where root's bytes occur (as a
 	// name or inside a longer one), in order; gated: root is a plain
 	// name, so that seen can answer mentions.
 	seen  []int
@@ -137,8 +137,9 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 	if fn.Node != nil {
 		body = fn.Body
 	}
-	w.seen = occurrences(w.text[:body.EndByte()], int(body.StartByte()), root)
+	w.seen = f.occurrences(root)
 	w.gated = flowGate && plainDotted([]byte(root))
+	w.res.stmts = make([]stmtState, 0, f.stmtsIn[fn])
 	if fn.Node != nil {
 		if strings.Contains(key, ".") {
 			init = flowState{defs: []*Def{{Kind: DefOuter, Index: -1}}}
@@ -148,6 +149,10 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 		}
 	}
 	w.block(body, init)
+	if f.stmtsIn == nil {
+		f.stmtsIn = map[*Func]int{}
+	}
+	f.stmtsIn[fn] = len(w.res.stmts) // the same for every key: the next walk's room
 	if !slices.IsSortedFunc(w.res.stmts, byStart) {
 		slices.SortStableFunc(w.res.stmts, byStart) // (before finds the last)
 	}
@@ -158,17 +163,25 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 	return w.res
 }
 
-// occurrences are the offsets from from on where word occurs in text.
-func occurrences(text []byte, from int, word string) []int {
+// occurrences are the offsets where word occurs in the text, in order,
+// found once per word: the walks of one name in several scopes share them.
+func (f *Facts) occurrences(word string) []int {
+	if at, ok := f.seen[word]; ok {
+		return at
+	}
 	var out []int
-	for at := from; word != ""; {
-		i := bytes.Index(text[at:], []byte(word))
+	for at := 0; word != ""; {
+		i := bytes.Index(f.Src.Text[at:], []byte(word))
 		if i < 0 {
 			break
 		}
 		out = append(out, at+i)
 		at += i + 1
 	}
+	if f.seen == nil {
+		f.seen = map[string][]int{}
+	}
+	f.seen[word] = out
 	return out
 }
 
@@ -192,6 +205,10 @@ func (w *walker) mentions(n *syntree.Node) bool {
 
 // declaredOuter reports "global key" or "nonlocal key" in the scope.
 func (w *walker) declaredOuter(body *syntree.Node) bool {
+	// (Most bodies hold neither word: no walk.)
+	if in := w.text[body.StartByte():body.EndByte()]; !bytes.Contains(in, []byte("global")) && !bytes.Contains(in, []byte("nonlocal")) {
+		return false
+	}
 	found := false
 	var walk func(n *syntree.Node)
 	walk = func(n *syntree.Node) {

@@ -25,7 +25,7 @@ type Source struct {
 // NewSource indexes text for line and column lookups.
 func NewSource(text []byte) *Source {
 	s := &Source{Text: text}
-	s.lineStarts = append(s.lineStarts, 0)
+	s.lineStarts = make([]int, 1, bytes.Count(text, []byte("\n"))+1)
 	crlf, lf := 0, 0
 	for i, b := range text {
 		if b == '\n' {
