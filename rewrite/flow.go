@@ -163,20 +163,26 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 	return w.res
 }
 
-// occurrences are the offsets where word occurs in the text, in order,
-// found once per word: the walks of one name in several scopes share them.
+// occurrences are the offsets where word occurs in the text as a whole
+// word (no letter, digit or _ either side), in order, found once per
+// word: the walks of one name in several scopes share them. (A name in
+// the code is such a word; "model" in model_id is not.)
 func (f *Facts) occurrences(word string) []int {
 	if at, ok := f.seen[word]; ok {
 		return at
 	}
 	var out []int
+	text := f.Src.Text
 	for at := 0; word != ""; {
-		i := bytes.Index(f.Src.Text[at:], []byte(word))
+		i := bytes.Index(text[at:], []byte(word))
 		if i < 0 {
 			break
 		}
-		out = append(out, at+i)
-		at += i + 1
+		i += at
+		if (i == 0 || !isWordByte(text[i-1])) && (i+len(word) == len(text) || !isWordByte(text[i+len(word)])) {
+			out = append(out, i)
+		}
+		at = i + 1
 	}
 	if f.seen == nil {
 		f.seen = map[string][]int{}

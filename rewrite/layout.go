@@ -56,17 +56,26 @@ func laidOut(line, unit string, limit int) []string {
 func wrapComment(indent, comment string, limit int) []string {
 	words := strings.Fields(strings.TrimPrefix(comment, "#"))
 	var out []string
-	cur := indent + "#"
-	empty := true
+	// A line is built word by word, its width kept as it grows (width
+	// adds up), so that a long comment costs one pass over it.
+	head := indent + "#"
+	var cur strings.Builder
+	cur.WriteString(head)
+	curWidth, empty := width(head), true
 	for _, w := range words {
-		if !empty && width(cur)+1+width(w) > limit {
-			out = append(out, cur)
-			cur, empty = indent+"#", true
+		ww := width(w)
+		if !empty && curWidth+1+ww > limit {
+			out = append(out, cur.String())
+			cur.Reset()
+			cur.WriteString(head)
+			curWidth, empty = width(head), true
 		}
-		cur += " " + w
+		cur.WriteString(" ")
+		cur.WriteString(w)
+		curWidth += 1 + ww
 		empty = false
 	}
-	return append(out, cur)
+	return append(out, cur.String())
 }
 
 // conditionLine is a compound statement's header that is a keyword and a

@@ -17,6 +17,7 @@ func TestLaidOut(t *testing.T) {
 		{"    # short", 88, []string{"    # short"}},
 		{"    # one two three four", 16, []string{"    # one two", "    # three four"}},
 		{"# averyveryverylongword tail", 10, []string{"# averyveryverylongword", "# tail"}},
+		{"# éé ff gg", 7, []string{"# éé ff", "# gg"}}, // characters, not bytes
 		{"x = 'a' + 'b' + 'c' + 'd'", 10, []string{"x = 'a' + 'b' + 'c' + 'd'"}},
 		{"elif aaaa and bbbb:", 18, []string{"elif (", "    aaaa and bbbb", "):"}},
 		{"if aaaa and bbbb:", 16, []string{"if (", "    aaaa", "    and bbbb", "):"}},
