@@ -59,7 +59,12 @@ func merge(states ...flowState) flowState {
 			continue
 		}
 		if out.dead {
-			out = flowState{defs: append([]*Def(nil), s.defs...), unbound: s.unbound}
+			// Shared, clipped: the first def added below copies it. Most
+			// merges add none (the branches bind nothing of the name).
+			out = flowState{unbound: s.unbound}
+			if len(s.defs) > 0 {
+				out.defs = s.defs[:len(s.defs):len(s.defs)]
+			}
 			continue
 		}
 		out.unbound = out.unbound || s.unbound
