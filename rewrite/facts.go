@@ -85,8 +85,16 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 	text := src.Text
 	// One walk collects the matches of every query file; they are then read
 	// file by file, functions first (calls and assignments need scopes).
+	all := q.all.Matches(tree)
+	count := make([]int, len(queryFiles))
+	for _, m := range all {
+		count[q.file[m.Pattern]]++
+	}
 	matches := make([][][]*syntree.Node, len(queryFiles))
-	for _, m := range q.all.Matches(tree) {
+	for file, n := range count {
+		matches[file] = make([][]*syntree.Node, 0, n)
+	}
+	for _, m := range all {
 		file := q.file[m.Pattern]
 		matches[file] = append(matches[file], m.Captures)
 	}

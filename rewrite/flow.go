@@ -135,7 +135,7 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 	}
 	root, _, _ := strings.Cut(key, ".")
 	w := &walker{f: f, key: key, root: root, text: f.Src.Text, record: true,
-		res: &flowResult{reads: map[uint32]flowState{}}}
+		res: &flowResult{}}
 	f.flows[k] = w.res
 	body := f.Root
 	init := flowState{unbound: true}
@@ -246,13 +246,6 @@ func (w *walker) declaredOuter(body *syntree.Node) bool {
 	return found
 }
 
-// snapshot records st at a read.
-func (w *walker) snapshot(m map[uint32]flowState, at uint32, st flowState) {
-	if w.record {
-		m[at] = clip(st)
-	}
-}
-
 // clip is st to be recorded. It shares st's defs, clipped: the flow only
 // ever appends to a fresh copy (merge) or makes a new slice (bind), so a
 // recorded state cannot change under its reader.
@@ -279,14 +272,18 @@ func (r *flowResult) before(at uint32) (flowState, bool) {
 	return r.stmts[i-1].st, true
 }
 
+// read records st at the read n.
 func (w *walker) read(n *syntree.Node, st flowState) {
 	if !w.record {
 		return
 	}
+	if w.res.reads == nil {
+		w.res.reads = map[uint32]flowState{} // (many walks see no read)
+	}
 	if _, seen := w.res.reads[n.StartByte()]; !seen {
 		w.res.readNodes = append(w.res.readNodes, n)
 	}
-	w.snapshot(w.res.reads, n.StartByte(), st)
+	w.res.reads[n.StartByte()] = clip(st)
 }
 
 func (w *walker) bind(st flowState, d *Def) flowState {
@@ -325,7 +322,7 @@ func (w *walker) stmt(n *syntree.Node, st flowState) flowState {
 	case "if_statement":
 		cond := n.ChildByFieldName("condition")
 		st = w.reads(cond, st)
-		outs := []flowState{w.block(n.ChildByFieldName("consequence"), st)}
+		outs := append(make([]flowState, 0, 4), w.block(n.ChildByFieldName("consequence"), st))
 		hasElse := w.mainGuard(cond)
 		for _, c := range n.NamedChildren() {
 			switch c.Type() {
