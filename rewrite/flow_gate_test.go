@@ -53,6 +53,9 @@ def f(model, *args, k=1, **kw):
         nonlocal k
         k = g
     return a, b, c, k, y, z, self.model, inner
+def g(flag):
+    return flag
+    unreached = flag
 if __name__ == "__main__":
     f(cfg)
 `)
