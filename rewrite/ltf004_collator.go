@@ -24,13 +24,24 @@ type padCollatorUse struct {
 // ownLabelMask reports a script's own "labels[labels == pad_token_id] =
 // -100": a line comparing with pad_token_id that writes -100.
 func ownLabelMask(text []byte) bool {
-	for _, line := range bytes.Split(text, []byte("\n")) {
-		if bytes.Contains(line, []byte("pad_token_id")) && bytes.Contains(line, []byte("-100")) &&
+	// The lines that hold pad_token_id, found by it (no copy of the
+	// text's lines).
+	for at := 0; ; {
+		i := bytes.Index(text[at:], []byte("pad_token_id"))
+		if i < 0 {
+			return false
+		}
+		i += at
+		start, end := bytes.LastIndexByte(text[:i], '\n')+1, len(text)
+		if j := bytes.IndexByte(text[i:], '\n'); j >= 0 {
+			end = i + j
+		}
+		if line := text[start:end]; bytes.Contains(line, []byte("-100")) &&
 			(bytes.Contains(line, []byte("==")) || bytes.Contains(line, []byte("!="))) {
 			return true
 		}
+		at = end
 	}
-	return false
 }
 
 // padCollator reads the collators of the file: one that masks by id wins
@@ -96,11 +107,15 @@ func sftWithoutCollator(p *Pass) bool {
 func frameworkManagedPad(p *Pass) bool {
 	f := p.Facts
 	for _, c := range f.Calls {
+		unsloth := c.Method == "from_pretrained" && (strings.HasPrefix(c.Qual, "unsloth.") || strings.Contains(c.Dotted, "FastLanguageModel") || strings.Contains(c.Dotted, "FastModel"))
+		if !unsloth && c.Method != "setup_chat_format" {
+			continue // (asked first: cheaper than the training use)
+		}
 		if f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
 			continue
 		}
 		switch {
-		case c.Method == "from_pretrained" && (strings.HasPrefix(c.Qual, "unsloth.") || strings.Contains(c.Dotted, "FastLanguageModel") || strings.Contains(c.Dotted, "FastModel")):
+		case unsloth:
 			fd := Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityInfo,
 				Message: fmt.Sprintf("unsloth's %s sets the tokenizer's pad itself, distinct from eos (a reserved token, or a new one with a resize)", c.Dotted)}
 			for _, a := range f.Assigns {
