@@ -2,8 +2,6 @@ package rewrite
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -26,12 +24,7 @@ func TestOwnLabelMaskMatchesEveryLine(t *testing.T) {
 		"m = ids != tok.pad_token_id\r\nl[~m] = -100\r\n", "l[l != pad_token_id] = -100\r\n",
 		"tok.pad_token_id = 0\nlabels[labels == tok.pad_token_id] = -100",
 	}
-	inputs, _ := filepath.Glob("../fixtures/*/*.py")
-	for _, in := range inputs {
-		b, err := os.ReadFile(in)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range fixtureTexts(t) {
 		texts = append(texts, string(b))
 	}
 	masks := 0

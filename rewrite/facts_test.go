@@ -1,8 +1,6 @@
 package rewrite
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/loratune/loratune-fix/syntree"
@@ -29,16 +27,8 @@ func TestDottedNameFastPathEqualsWalk(t *testing.T) {
 		}
 		return ""
 	}
-	inputs, _ := filepath.Glob("../fixtures/*/*.py")
 	extra := []byte("None.x()\nTrue.real\na . b . c()\nf().g.h()\nx[0].y.z\nmodel.\\\n    to()\n1.5.real\né.x()\n")
-	texts := [][]byte{extra}
-	for _, in := range inputs {
-		text, err := os.ReadFile(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, text)
-	}
+	texts := fixtureTexts(t, extra)
 	n := 0
 	for _, text := range texts {
 		tree, err := parse(text, 0)

@@ -2,8 +2,6 @@ package rewrite
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/loratune/loratune-fix/syntree"
@@ -13,7 +11,6 @@ import (
 // every fixture, and on shapes that bind in unusual ways, what each read
 // and each statement sees is what the walk without that shortcut finds.
 func TestFlowGateChangesNothing(t *testing.T) {
-	inputs, _ := filepath.Glob("../fixtures/*/*.py")
 	extra := []byte(`import os.path as osp, a.b
 from m import (x as y, z)
 cfg = Config()
@@ -59,14 +56,7 @@ def g(flag):
 if __name__ == "__main__":
     f(cfg)
 `)
-	texts := [][]byte{extra}
-	for _, in := range inputs {
-		text, err := os.ReadFile(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, text)
-	}
+	texts := fixtureTexts(t, extra)
 	q, err := loadQueries()
 	if err != nil {
 		t.Fatal(err)

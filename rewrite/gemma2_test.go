@@ -1,8 +1,6 @@
 package rewrite
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -14,12 +12,7 @@ func TestNamesGemma2MatchesRegexp(t *testing.T) {
 		"paligemma2-3b", "gemma--2", "gemma-_2", "gemma 2", "gemma3", "gemma_3 then gemma2", "gemma-2\n", "gemma2é",
 		"gemma-2b and google/gemma-2-9b", "gemm", "gemma-", "gGemma2", "gemmagemma2", "gemma\xff2",
 	}
-	inputs, _ := filepath.Glob("../fixtures/*/*.py")
-	for _, in := range inputs {
-		b, err := os.ReadFile(in)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range fixtureTexts(t) {
 		texts = append(texts, string(b))
 	}
 	named := 0

@@ -1,0 +1,27 @@
+package rewrite
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fixtureTexts are the texts of the golden fixtures' inputs (every
+// fixtures/*/*.py), after extra: the corpus the tests that compare a
+// shortcut with the plain way run on.
+func fixtureTexts(t testing.TB, extra ...[]byte) [][]byte {
+	t.Helper()
+	inputs, err := filepath.Glob("../fixtures/*/*.py")
+	if err != nil || len(inputs) < 50 {
+		t.Fatalf("%d fixture inputs found (%v)", len(inputs), err)
+	}
+	texts := extra
+	for _, in := range inputs {
+		b, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, b)
+	}
+	return texts
+}
