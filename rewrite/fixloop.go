@@ -108,9 +108,10 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 		}
 		tree.Close()
 		cur, tree = next, nextTree // the next pass reads the tree the check made
-		confirm = confirm || touchesUnapplied(findings, chosen, done)
+		left := unapplied(findings, chosen)
+		confirm = confirm || touches(done, left)
 		if !confirm {
-			settled, last = true, unapplied(findings, chosen)
+			settled, last = true, left
 			break
 		}
 	}
@@ -135,20 +136,11 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	return res, nil
 }
 
-// touchesUnapplied reports an edit of the fixes applied that reaches into
-// the range of a finding whose fix was not applied (or that has none):
-// such a finding may be gone from the output, which only a pass over it
-// can tell.
-func touchesUnapplied(findings []Finding, chosen []*Finding, edits []Edit) bool {
-	applied := map[*Finding]bool{}
-	for _, c := range chosen {
-		applied[c] = true
-	}
-	for i := range findings {
-		fd := &findings[i]
-		if applied[fd] {
-			continue
-		}
+// touches reports an edit that reaches into the range of one of
+// findings (those whose fix was not applied, or that have none): such a
+// finding may be gone from the output, which only a pass over it can tell.
+func touches(edits []Edit, findings []Finding) bool {
+	for _, fd := range findings {
 		for _, e := range edits {
 			if e.Start <= fd.End && fd.Start <= e.End {
 				return true

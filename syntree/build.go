@@ -195,7 +195,7 @@ func walkC(root *sitter.Node, b *buffer, old *Tree) []record {
 	size := max(1024, int(root.EndByte())/2)
 	var ids *C.uintptr_t
 	var slots *C.int32_t
-	var mask C.uint32_t
+	var nkeys, mask C.uint32_t
 	if old != nil && len(old.keys) > 0 {
 		n := 1
 		for n < 2*len(old.keys) {
@@ -204,7 +204,7 @@ func walkC(root *sitter.Node, b *buffer, old *Tree) []record {
 		if len(b.slots) < n {
 			b.slots = make([]C.int32_t, n)
 		}
-		ids, slots, mask = (*C.uintptr_t)(unsafe.Pointer(&old.keys[0])), &b.slots[0], C.uint32_t(n-1)
+		ids, slots, nkeys, mask = (*C.uintptr_t)(unsafe.Pointer(&old.keys[0])), &b.slots[0], C.uint32_t(len(old.keys)), C.uint32_t(n-1)
 		size = max(size/8, 1024) // most of the tree is old's
 	}
 	for {
@@ -212,7 +212,7 @@ func walkC(root *sitter.Node, b *buffer, old *Tree) []record {
 			b.recs = make([]record, size)
 			b.stack = make([]C.int32_t, size)
 		}
-		n := int(C.syntree_walk(c, &b.recs[0], C.int(len(b.recs)), &b.stack[0], C.int(len(b.stack)), ids, C.int(len(old.keysOrNil())), slots, mask))
+		n := int(C.syntree_walk(c, &b.recs[0], C.int(len(b.recs)), &b.stack[0], C.int(len(b.stack)), ids, C.int(nkeys), slots, mask))
 		if n >= 0 {
 			if n == 0 || uint32(b.recs[0].end) != root.EndByte() || uint16(b.recs[0].symbol) != uint16(root.Symbol()) {
 				return nil
@@ -441,12 +441,4 @@ func (t *Tree) Release() {
 		storages.Put(&storage{t.nodes[:0], t.keys[:0], t.kids[:0], t.named[:0]})
 	}
 	t.nodes, t.keys, t.kids, t.named = nil, nil, nil, nil
-}
-
-// keysOrNil is the tree's subtree keys (nil for no tree).
-func (t *Tree) keysOrNil() []uintptr {
-	if t == nil {
-		return nil
-	}
-	return t.keys
 }
