@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"os"
 	"runtime"
@@ -139,9 +140,9 @@ func process(ctx context.Context, opts *Options, path string, data []byte) *find
 
 // ProcessPath reads, processes and (with Write) writes one file.
 func ProcessPath(opts *Options, path string) *finding.FileResult {
-	f, write := processPath(context.Background(), opts, path, nil)
-	if write != nil {
-		syncDir(write())
+	f, r := processPath(context.Background(), opts, path, nil)
+	if r != nil {
+		syncDir(r.done(replace(r.path, r.orig, r.f.After, r.info)))
 	}
 	return f
 }
@@ -154,11 +155,8 @@ const maxScratch = 1 << 20
 // that is parsed keeps the bytes, and the worker takes a new buffer. It
 // returns nil when ctx was cancelled before the write. With Write and a
 // changed file it also returns the write, for the caller to run (RunSeq
-// hands it to a writer, so that no worker waits on an fsync); the write
-// sets the result's Written or Err and returns the folder of the file
-// renamed ("" when none was), which the caller syncs before it reports
-// the file written.
-func processPath(ctx context.Context, opts *Options, path string, scratch *[]byte) (*finding.FileResult, func() (dir string)) {
+// hands it to a writer, so that no worker waits on an fsync).
+func processPath(ctx context.Context, opts *Options, path string, scratch *[]byte) (*finding.FileResult, *replacement) {
 	limit := opts.MaxFileSize
 	if limit == 0 {
 		limit = DefaultMaxFileSize
@@ -198,14 +196,63 @@ func processPath(ctx context.Context, opts *Options, path string, scratch *[]byt
 	if !opts.Write || !f.Changed || f.Err != nil {
 		return f, nil
 	}
-	return f, func() string {
-		dir, err := replace(path, data, f.After, info)
-		if err != nil {
-			f.Err = &FileError{path, err}
-		} else {
-			f.Written = true
+	return f, &replacement{f, path, data, info}
+}
+
+// replacement is the write of a changed file: f.After over path, which
+// held orig when it was read.
+type replacement struct {
+	f    *finding.FileResult
+	path string
+	orig []byte
+	info os.FileInfo
+}
+
+// done sets the result's Written or Err and returns the folder of the file
+// renamed ("" when none was), which the caller syncs before it reports
+// the file written.
+func (r *replacement) done(dir string, err error) string {
+	if err != nil {
+		r.f.Err = &FileError{r.path, err}
+		return ""
+	}
+	r.f.Written = true
+	return dir
+}
+
+// writeBatch runs the writes of a batch: each file is staged in a
+// temporary file, their file systems synced once (fsBatch), then each
+// renamed; dirs[i] gets file i's folder to sync. A write that has not
+// started when ctx is cancelled is left out: files[i] becomes nil.
+func writeBatch(ctx context.Context, ws []write, files []*finding.FileResult, dirs []string) {
+	batch := newFSBatch()
+	defer batch.close()
+	staged := make([]*staged, len(ws))
+	for k, w := range ws {
+		if ctx.Err() != nil {
+			files[w.i] = nil
+			continue
 		}
-		return dir
+		s, err := stage(w.path, w.orig, w.f.After, w.info, batch)
+		if err != nil {
+			w.done("", err)
+			continue
+		}
+		staged[k] = s
+	}
+	batch.sync()
+	for k, s := range staged {
+		if s == nil {
+			continue
+		}
+		if s.batched {
+			if err := batch.err(s.dir); err != nil {
+				s.discard()
+				ws[k].done("", fmt.Errorf("write: syncing the file system: %w", err))
+				continue
+			}
+		}
+		dirs[ws[k].i] = ws[k].done(s.commit())
 	}
 }
 
@@ -285,13 +332,7 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			go func() {
 				defer writers.Done()
 				for b := range writes {
-					for _, w := range b.writes {
-						if ctx.Err() != nil {
-							b.files[w.i] = nil
-						} else {
-							b.dirs[w.i] = w.run()
-						}
-					}
+					writeBatch(ctx, b.writes, b.files, b.dirs)
 					b.written.Done()
 				}
 			}()
@@ -319,10 +360,10 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			for b := range work {
 				for i, p := range b.paths {
 					if b.files[i] == nil && !stopped() {
-						f, run := processPath(ctx, opts, p, &scratch)
+						f, r := processPath(ctx, opts, p, &scratch)
 						b.files[i] = f
-						if run != nil {
-							b.writes = append(b.writes, write{i, run})
+						if r != nil {
+							b.writes = append(b.writes, write{i, r})
 						}
 					}
 				}
@@ -391,8 +432,8 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 
 // write is the write of a batch's file i, which processPath returned.
 type write struct {
-	i   int
-	run func() (dir string)
+	i int
+	*replacement
 }
 
 // maxBatch is the most files a batch holds.

@@ -50,11 +50,31 @@ func WriteAtomic(path string, orig, data []byte, info os.FileInfo) error {
 // replace is WriteAtomic but for the folder's sync: it returns the folder
 // for the caller to sync, once for all the files it renamed there.
 func replace(path string, orig, data []byte, info os.FileInfo) (dir string, err error) {
+	s, err := stage(path, orig, data, info, nil)
+	if err != nil {
+		return "", err
+	}
+	return s.commit()
+}
+
+// staged is a replacement written to a temporary file in its target's
+// folder, durable but not yet renamed over the target.
+type staged struct {
+	path, tmp, dir string
+	orig           []byte
+	info           os.FileInfo
+	batched        bool // its file system is synced with the batch's (fsBatch), not yet
+}
+
+// stage writes data to a temporary file next to path with the original's
+// owner, group and mode. The file is synced unless batch takes its file
+// system, to sync once for all the files it holds before any is renamed.
+func stage(path string, orig, data []byte, info os.FileInfo, batch *fsBatch) (*staged, error) {
 	if info.Mode().Perm()&0o200 == 0 {
-		return "", ErrReadOnly
+		return nil, ErrReadOnly
 	}
 	if links(info) > 1 {
-		return "", ErrHardLinked
+		return nil, ErrHardLinked
 	}
 	// Through a symlink, the file it points to is replaced and the link
 	// stays a link. (One lstat answers for the files a walk yields, which
@@ -68,52 +88,66 @@ func replace(path string, orig, data []byte, info os.FileInfo) (dir string, err 
 	if dir == "" {
 		dir = "."
 	}
+	// The batch looks at the folder before the temporary file exists: a
+	// file system sync then reports any write error from this point on.
+	batched := batch.join(dir)
 	tmp, err := os.CreateTemp(dir, "."+base+".loratune-*")
 	if err != nil {
-		return "", fmt.Errorf("cannot write in the folder %s: %w", finding.DisplayPath(filepath.Clean(dir)), unwrapPathError(err))
+		return nil, fmt.Errorf("cannot write in the folder %s: %w", finding.DisplayPath(filepath.Clean(dir)), unwrapPathError(err))
 	}
 	name := tmp.Name()
-	fail := func(err error) error {
+	fail := func(err error) (*staged, error) {
 		tmp.Close()
 		os.Remove(name)
-		return err
+		return nil, err
 	}
 	if err := keepOwner(tmp, info); err != nil {
-		return "", fail(err)
+		return fail(err)
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return "", fail(fmt.Errorf("write: %w", err))
+		return fail(fmt.Errorf("write: %w", err))
 	}
 	// The mode after the owner: chown clears set-id bits.
 	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-		return "", fail(fmt.Errorf("write: %w", err))
+		return fail(fmt.Errorf("write: %w", err))
 	}
-	if err := syncFile(tmp); err != nil {
-		return "", fail(fmt.Errorf("write: %w", err))
+	if !batched {
+		if err := syncFile(tmp); err != nil {
+			return fail(fmt.Errorf("write: %w", err))
+		}
 	}
 	if err := tmp.Close(); err != nil {
-		return "", fail(fmt.Errorf("write: %w", err))
+		return fail(fmt.Errorf("write: %w", err))
 	}
-	// Last look before the rename: same size, time and content as read.
-	now, err := os.Stat(path)
-	if err != nil {
-		os.Remove(name)
-		return "", fmt.Errorf("write: %w", unwrapPathError(err))
-	}
-	if now.Size() != info.Size() || !now.ModTime().Equal(info.ModTime()) {
-		os.Remove(name)
-		return "", ErrChanged
-	}
-	if cur, err := os.ReadFile(path); err != nil || !bytes.Equal(cur, orig) {
-		os.Remove(name)
-		return "", ErrChanged
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return "", fmt.Errorf("write: %w", unwrapPathError(err))
-	}
-	return dir, nil
+	return &staged{path: path, tmp: name, dir: dir, orig: orig, info: info, batched: batched}, nil
 }
+
+// commit renames the replacement over its target, if the target still
+// holds what was read, and returns the folder to sync.
+func (s *staged) commit() (dir string, err error) {
+	// Last look before the rename: same size, time and content as read.
+	now, err := os.Stat(s.path)
+	if err != nil {
+		s.discard()
+		return "", fmt.Errorf("write: %w", unwrapPathError(err))
+	}
+	if now.Size() != s.info.Size() || !now.ModTime().Equal(s.info.ModTime()) {
+		s.discard()
+		return "", ErrChanged
+	}
+	if cur, err := os.ReadFile(s.path); err != nil || !bytes.Equal(cur, s.orig) {
+		s.discard()
+		return "", ErrChanged
+	}
+	if err := os.Rename(s.tmp, s.path); err != nil {
+		s.discard()
+		return "", fmt.Errorf("write: %w", unwrapPathError(err))
+	}
+	return s.dir, nil
+}
+
+// discard removes the temporary file: the target is left as it was.
+func (s *staged) discard() { os.Remove(s.tmp) }
 
 // syncDirs syncs each folder of dirs once ("" is none), all at the same
 // time: the file system commits them together, where one after the other

@@ -52,6 +52,7 @@ func TestWriteAtomicSyncsFileThenFolder(t *testing.T) {
 // A worker hands its writes over and goes on: with one worker, the second
 // file's write starts while the first file's fsync still waits.
 func TestWorkerDoesNotWaitOnAnFsync(t *testing.T) {
+	syncEachFile(t)
 	dir := t.TempDir()
 	src := "import torch\nfrom peft import LoraConfig, get_peft_model\nfrom transformers import AutoModelForCausalLM\n\n" +
 		"model = AutoModelForCausalLM.from_pretrained(\"m\", torch_dtype=torch.bfloat16, device_map=\"auto\")\n" +
@@ -103,10 +104,12 @@ func TestWorkerDoesNotWaitOnAnFsync(t *testing.T) {
 	}
 }
 
-// A run syncs each folder once for the files of a batch renamed in it, not
-// once a file, and always between a file's rename and its report: every
+// A run that syncs each file (a file system fsBatch does not take) syncs
+// each folder once for the files of a batch renamed in it, not once a
+// file, and always between a file's rename and its report: every
 // file reported written has its folder synced after its replacement was.
 func TestRunSyncsEachFolderOnceABatch(t *testing.T) {
+	syncEachFile(t)
 	dir := t.TempDir()
 	src := "import torch\nfrom peft import LoraConfig, get_peft_model\nfrom transformers import AutoModelForCausalLM\n\n" +
 		"model = AutoModelForCausalLM.from_pretrained(\"m\", torch_dtype=torch.bfloat16, device_map=\"auto\")\n" +
