@@ -2,7 +2,6 @@ package rewrite
 
 import (
 	"bytes"
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -83,22 +82,6 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 	root := tree.Root()
 	f := &Facts{Src: src, Root: root, imports: map[string]string{}, module: &Func{Name: "<module>"}}
 	text := src.Text
-	// One walk collects the matches of every query file; they are then read
-	// file by file, functions first (calls and assignments need scopes).
-	all := q.all.Matches(tree)
-	count := make([]int, len(queryFiles))
-	for _, m := range all {
-		count[q.file[m.Pattern]]++
-	}
-	matches := make([][][]*syntree.Node, len(queryFiles))
-	for file, n := range count {
-		matches[file] = make([][]*syntree.Node, 0, n)
-	}
-	for _, m := range all {
-		file := q.file[m.Pattern]
-		matches[file] = append(matches[file], m.Captures)
-	}
-	of := func(file string) [][]*syntree.Node { return matches[slices.Index(queryFiles, file)] }
 	// The captures by id, looked up once (a match binds nil where it has
 	// no such capture).
 	id := q.capture
@@ -109,14 +92,31 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 		cAssignment, cTarget, cValue = id["assignment"], id["target"], id["value"]
 	)
 
+	// One walk finds the matches of every query file. Functions and
+	// imports are read as they come; calls and assignments are kept (the
+	// captures they read) and read once the walk is done, as they need
+	// the scopes and the imports.
 	// Funcs, Calls and Assigns point into one array each: one allocation
 	// instead of one per function, call and assignment.
-	funcs := make([]Func, len(of("functions.scm")))
-	f.Funcs = make([]*Func, 0, len(funcs))
-	for i, c := range of("functions.scm") {
-		fn := c[cFunction]
-		funcs[i] = Func{Node: fn, Body: c[cBody], Name: c[cName].Content(text), start: fn.StartByte(), end: fn.EndByte()}
-		f.Funcs = append(f.Funcs, &funcs[i])
+	var funcs []Func
+	var callCaps, assignCaps [][3]*syntree.Node
+	q.all.Each(tree, func(pattern int, c []*syntree.Node) {
+		switch queryFiles[q.file[pattern]] {
+		case "functions.scm":
+			fn := c[cFunction]
+			funcs = append(funcs, Func{Node: fn, Body: c[cBody], Name: c[cName].Content(text), start: fn.StartByte(), end: fn.EndByte()})
+		case "imports.scm":
+			f.addImport(c[cImport], c[cAlias], c[cFrom], c[cName], c[cMod])
+		case "calls.scm":
+			callCaps = append(callCaps, [3]*syntree.Node{c[cCall], c[cCallee], c[cArgs]})
+		case "assignments.scm":
+			assignCaps = append(assignCaps, [3]*syntree.Node{c[cAssignment], c[cTarget], c[cValue]})
+		}
+	})
+
+	f.Funcs = make([]*Func, len(funcs))
+	for i := range funcs {
+		f.Funcs[i] = &funcs[i]
 	}
 	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].start < f.Funcs[j].start })
 	var open []*Func // the functions holding the one being read, outermost first
@@ -130,49 +130,23 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 		open = append(open, fn)
 	}
 
-	for _, c := range of("imports.scm") {
-		if stmt := c[cImport]; stmt.Parent() == root {
-			if len(f.importStmts) == 0 || f.importStmts[len(f.importStmts)-1] != stmt {
-				f.importStmts = append(f.importStmts, stmt)
-			}
-		}
-		alias := ""
-		if a := c[cAlias]; a != nil {
-			alias = a.Content(text)
-		}
-		if from := c[cFrom]; from != nil {
-			name := c[cName].Content(text)
-			if alias == "" {
-				alias = name
-			}
-			f.imports[alias] = from.Content(text) + "." + name
-			continue
-		}
-		mod := c[cMod].Content(text)
-		if alias == "" {
-			// "import torch.nn" binds "torch".
-			alias = strings.SplitN(mod, ".", 2)[0]
-			mod = alias
-		}
-		f.imports[alias] = mod
-	}
-
-	calls := make([]Call, 0, len(of("calls.scm")))
+	calls := make([]Call, 0, len(callCaps))
 	f.Calls = make([]*Call, 0, cap(calls))
-	for _, c := range of("calls.scm") {
-		dotted := dottedName(c[cCallee], text)
+	for _, c := range callCaps {
+		call, callee, args := c[0], c[1], c[2]
+		dotted := dottedName(callee, text)
 		if dotted == "" {
 			continue
 		}
-		calls = append(calls, Call{Node: c[cCall], Args: c[cArgs], Dotted: dotted, Qual: f.Resolve(dotted), Func: f.scopeOf(c[cCall]),
+		calls = append(calls, Call{Node: call, Args: args, Dotted: dotted, Qual: f.Resolve(dotted), Func: f.scopeOf(call),
 			Method: dotted[strings.LastIndexByte(dotted, '.')+1:]})
 		f.Calls = append(f.Calls, &calls[len(calls)-1])
 	}
 
-	assigns := make([]Assign, len(of("assignments.scm")))
+	assigns := make([]Assign, len(assignCaps))
 	f.Assigns = make([]*Assign, 0, len(assigns))
-	for i, c := range of("assignments.scm") {
-		value := c[cValue]
+	for i, c := range assignCaps {
+		assignment, target, value := c[0], c[1], c[2]
 		for value.Type() == "assignment" {
 			if r := value.ChildByFieldName("right"); r != nil {
 				value = r
@@ -180,13 +154,44 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 				break
 			}
 		}
-		assigns[i] = Assign{Node: c[cAssignment], Target: c[cTarget], Value: value,
-			Text: compact(c[cTarget].Content(text)), Func: f.scopeOf(c[cAssignment])}
+		assigns[i] = Assign{Node: assignment, Target: target, Value: value,
+			Text: compact(target.Content(text)), Func: f.scopeOf(assignment)}
 		f.Assigns = append(f.Assigns, &assigns[i])
 	}
 
 	f.markScopes()
 	return f
+}
+
+// addImport reads one match of imports.scm: the import statement stmt,
+// binding alias (nil: none) to the module mod, or to name from the module
+// from (from import).
+func (f *Facts) addImport(stmt, aliasNode, from, nameNode, modNode *syntree.Node) {
+	text := f.Src.Text
+	if stmt.Parent() == f.Root {
+		if len(f.importStmts) == 0 || f.importStmts[len(f.importStmts)-1] != stmt {
+			f.importStmts = append(f.importStmts, stmt)
+		}
+	}
+	alias := ""
+	if aliasNode != nil {
+		alias = aliasNode.Content(text)
+	}
+	if from != nil {
+		name := nameNode.Content(text)
+		if alias == "" {
+			alias = name
+		}
+		f.imports[alias] = from.Content(text) + "." + name
+		return
+	}
+	mod := modNode.Content(text)
+	if alias == "" {
+		// "import torch.nn" binds "torch".
+		alias = strings.SplitN(mod, ".", 2)[0]
+		mod = alias
+	}
+	f.imports[alias] = mod
 }
 
 // plainDotted reports ASCII identifiers joined by dots, none of them a

@@ -19,13 +19,15 @@ import (
 type Query struct {
 	patterns []*pattern
 	captures []string // capture id -> name
-	starts   sync.Map // *Language -> []bool: by symbol, whether a pattern can start there
+	npattern int      // the patterns at every level, numbered by pattern.id
+	plans    sync.Map // *Language -> *plan
 }
 
 // pattern is one node pattern: a type ("_": any named node), the child
 // patterns its node's named children must match in order, and the capture
 // it binds. An alternation has alts instead of a type.
 type pattern struct {
+	id       int // position in a plan's tables
 	kind     string
 	field    string // the field the node must fill in its parent ("": any)
 	children []*pattern
@@ -65,57 +67,87 @@ func (q *Query) CaptureName(id int) string { return q.captures[id] }
 // yields them: by the node at which a match is complete (the last node
 // its patterns look at, in document order), then by where it starts.
 func (q *Query) Matches(t *Tree) []Match {
-	type found struct {
-		m             Match
-		finish, start int
+	var out []Match
+	q.Each(t, func(pattern int, caps []*Node) {
+		out = append(out, Match{pattern, slices.Clone(caps)})
+	})
+	return out
+}
+
+// Each calls visit for every match in t, in the order Matches lists them.
+// caps holds the match's captures by id (nil where it binds none) and is
+// valid only during the call: its room is reused, by the next match and
+// by the next tree, so that a walk allocates nothing (the matches' room
+// was a third of what a fix allocated).
+func (q *Query) Each(t *Tree, visit func(pattern int, caps []*Node)) {
+	m, _ := matchers.Get().(*matcher)
+	if m == nil {
+		m = &matcher{}
 	}
 	nc := len(q.captures)
-	// About one match per four nodes in a training script.
-	all := make([]found, 0, len(t.nodes)/4+1)
-	store := make([]*Node, 0, nc*cap(all)) // the matches' captures, nc at a time
-	var pi, start int
-	m := &matcher{caps: make([]*Node, nc)}
-	m.emit = func(last *Node) {
-		if len(store)+nc > cap(store) {
-			store = make([]*Node, 0, max(64*nc, 2*cap(store)))
-		}
-		at := len(store)
-		store = append(store, m.caps...)
-		all = append(all, found{Match{pi, store[at : at+nc : at+nc]}, int(last.pos), start})
-	}
-	starts := q.startsOf(t.lang)
+	m.caps = room(m.caps, nc)
+	clear(m.caps)
+	m.plan = q.planOf(t.lang)
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if !starts[n.symbol] {
+		if !m.plan.starts[n.symbol] {
 			continue // most nodes: no pattern is of their type
 		}
 		for k, pat := range q.patterns {
-			if !pat.admits(n) {
+			if !m.plan.admits(pat, n) {
 				continue
 			}
-			pi, start = k, i
+			m.pattern, m.start = k, i
 			m.node(pat, n)
 			clear(m.caps)
 		}
 	}
-	slices.SortStableFunc(all, func(a, b found) int {
+	slices.SortStableFunc(m.found, func(a, b found) int {
 		return cmp.Or(cmp.Compare(a.finish, b.finish), cmp.Compare(a.start, b.start))
 	})
-	out := make([]Match, len(all))
-	for i, f := range all {
-		out[i] = f.m
+	for _, f := range m.found {
+		visit(f.pattern, m.store[f.at:f.at+nc:f.at+nc])
 	}
-	return out
+	// The pool keeps no node of t alive; a big tree's room is not kept.
+	clear(m.store)
+	m.found, m.store = m.found[:0], m.store[:0]
+	if cap(m.store) <= maxPooledCaptures {
+		matchers.Put(m)
+	}
 }
 
-// matcher finds the ways a pattern matches, depth first, calling emit
-// for each with caps bound and the last node the match looked at. What is
-// left to match is a stack of frames, not closures, so that a match
-// allocates nothing.
+// matcher finds the ways a pattern matches, depth first, and records each
+// with caps bound and the last node the match looked at. What is left to
+// match is a stack of frames, not closures, so that a match allocates
+// nothing.
 type matcher struct {
+	plan  *plan
 	caps  []*Node
 	stack []frame
-	emit  func(last *Node)
+	// pattern and start are the top-level pattern being matched and the
+	// position of the node it is matched at.
+	pattern, start int
+	found          []found
+	store          []*Node // the found matches' captures, len(caps) at a time
+}
+
+// found is one match: its captures are store[at:at+len(caps)].
+type found struct {
+	pattern, at   int
+	finish, start int
+}
+
+var matchers sync.Pool
+
+// maxPooledCaptures is the most captures a pooled matcher keeps room for.
+const maxPooledCaptures = 1 << 16
+
+// emit records a match of the bound captures; last is the last node it
+// looked at.
+func (m *matcher) emit(last *Node) {
+	at := len(m.store)
+	m.store = append(m.store, m.caps...)
+	m.found = append(m.found, found{m.pattern, at, int(last.pos), m.start})
 }
 
 // frame is a pattern whose children are being matched: p.children[k:]
@@ -130,7 +162,7 @@ type frame struct {
 func (m *matcher) node(p *pattern, n *Node) {
 	if p.alts != nil {
 		for _, a := range p.alts {
-			if !a.admits(n) {
+			if !m.plan.admits(a, n) {
 				continue
 			}
 			if p.capture >= 0 {
@@ -140,7 +172,7 @@ func (m *matcher) node(p *pattern, n *Node) {
 		}
 		return
 	}
-	if !p.admits(n) {
+	if !m.plan.admits(p, n) {
 		return
 	}
 	if p.capture >= 0 {
@@ -175,7 +207,7 @@ func (m *matcher) rest(last *Node) {
 	}
 	child := top.p.children[top.k]
 	for j, c := range top.kids {
-		if child.admits(c) {
+		if m.plan.admits(child, c) {
 			m.stack[i] = frame{top.p, top.kids[j+1:], top.k + 1}
 			m.node(child, c)
 		}
@@ -183,20 +215,48 @@ func (m *matcher) rest(last *Node) {
 	m.stack[i] = top
 }
 
-// startsOf says, for each symbol of lang, whether a top-level pattern can
-// match a node of it, worked out once per language.
-func (q *Query) startsOf(lang *Language) []bool {
-	if v, ok := q.starts.Load(lang); ok {
-		return v.([]bool)
+// plan is the query's patterns read against one language's names, so
+// that matching compares numbers: made once per language.
+type plan struct {
+	starts []bool   // by symbol: whether a top-level pattern can match a node of it
+	kinds  [][]bool // by pattern id, by symbol: the pattern's type is the symbol's (nil: "_")
+	fields []uint16 // by pattern id: the id of the field the node must fill (0: any)
+}
+
+// noField is the field id of a field the language does not have: no node
+// fills it.
+const noField = 0xFFFF
+
+func (q *Query) planOf(lang *Language) *plan {
+	if v, ok := q.plans.Load(lang); ok {
+		return v.(*plan)
 	}
-	starts := make([]bool, len(lang.symbols))
-	for sym, name := range lang.symbols {
-		for _, p := range q.patterns {
-			starts[sym] = starts[sym] || p.mayStart(name)
+	pl := &plan{starts: make([]bool, len(lang.symbols)), kinds: make([][]bool, q.npattern), fields: make([]uint16, q.npattern)}
+	var add func(p *pattern)
+	add = func(p *pattern) {
+		if p.field != "" {
+			if pl.fields[p.id] = lang.fieldID(p.field); pl.fields[p.id] == 0 {
+				pl.fields[p.id] = noField
+			}
+		}
+		if p.alts == nil && p.kind != "_" {
+			pl.kinds[p.id] = make([]bool, len(lang.symbols))
+			for sym, name := range lang.symbols {
+				pl.kinds[p.id][sym] = name == p.kind
+			}
+		}
+		for _, c := range append(p.children, p.alts...) {
+			add(c)
 		}
 	}
-	q.starts.Store(lang, starts)
-	return starts
+	for _, p := range q.patterns {
+		add(p)
+		for sym, name := range lang.symbols {
+			pl.starts[sym] = pl.starts[sym] || p.mayStart(name)
+		}
+	}
+	q.plans.Store(lang, pl)
+	return pl
 }
 
 // mayStart reports whether p can match a node whose type is kind.
@@ -212,24 +272,24 @@ func (p *pattern) mayStart(kind string) bool {
 	return p.kind == "_" || p.kind == kind
 }
 
-// admits is the test of n's own type and field, before a match looks at
-// its children.
-func (p *pattern) admits(n *Node) bool {
+// admits is the test of n's own type and field by p, before a match
+// looks at its children.
+func (pl *plan) admits(p *pattern, n *Node) bool {
 	if p.alts != nil {
 		for _, a := range p.alts {
-			if a.admits(n) {
+			if pl.admits(a, n) {
 				return true
 			}
 		}
 		return false
 	}
-	if p.field != "" && (n.field == 0 || p.field != n.FieldName()) {
+	if f := pl.fields[p.id]; f != 0 && n.field != f {
 		return false
 	}
-	if p.kind == "_" {
-		return n.isNamed
+	if k := pl.kinds[p.id]; k != nil {
+		return k[n.symbol]
 	}
-	return p.kind == n.Type()
+	return n.isNamed // "_"
 }
 
 type queryParser struct {
@@ -256,7 +316,8 @@ func (p *queryParser) peek() string {
 }
 
 func (p *queryParser) pattern() (*pattern, error) {
-	pat := &pattern{capture: -1}
+	pat := &pattern{id: p.q.npattern, capture: -1}
+	p.q.npattern++
 	switch tok := p.next(); tok {
 	case "(":
 		pat.kind = p.next()
