@@ -27,15 +27,20 @@ func NewSource(text []byte) *Source {
 	s := &Source{Text: text}
 	s.lineStarts = make([]int, 1, bytes.Count(text, []byte("\n"))+1)
 	crlf, lf := 0, 0
-	for i, b := range text {
-		if b == '\n' {
-			s.lineStarts = append(s.lineStarts, i+1)
-			if i > 0 && text[i-1] == '\r' {
-				crlf++
-			} else {
-				lf++
-			}
+	// From line ending to line ending (IndexByte skips a line in a few
+	// instructions; a loop over every byte took 8 a byte).
+	for i := bytes.IndexByte(text, '\n'); i >= 0; {
+		s.lineStarts = append(s.lineStarts, i+1)
+		if i > 0 && text[i-1] == '\r' {
+			crlf++
+		} else {
+			lf++
 		}
+		j := bytes.IndexByte(text[i+1:], '\n')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
 	s.EOL = "\n"
 	if crlf > lf {

@@ -324,27 +324,34 @@ func assemble(recs []record, nm *Language, old *Tree, at *[]int32) *Tree {
 		}
 	}
 	// Every node but the root is a child once: the lists are runs of two
-	// shared arrays, laid out parent by parent.
+	// shared arrays, laid out parent by parent. A parent comes before its
+	// children, so its lists have their place when they are reached.
+	// Every slot of kids, and of named up to its final length, is written
+	// below: pooled room needs no clearing.
+	t.kids, t.named = room(st.kids, len(t.nodes)-1), room(st.named, len(t.nodes)-1)
 	kat, nat := int32(0), int32(0)
+	anyError := false
 	for i := range t.nodes {
 		n := &t.nodes[i]
 		n.kidsAt, n.namedAt = kat, nat
 		kat += n.nkids
 		nat += n.nnamed
-	}
-	// Every slot of the two is written below: pooled room needs no clearing.
-	t.kids, t.named = room(st.kids, int(kat)), room(st.named, int(nat))
-	for i := 1; i < len(t.nodes); i++ {
-		n := &t.nodes[i]
+		anyError = anyError || n.hasError
+		if n.parent < 0 {
+			continue
+		}
 		p := &t.nodes[n.parent]
 		t.kids[p.kidsAt+n.index] = n
 		if n.isNamed {
 			t.named[p.namedAt+n.nindex] = n
 		}
 	}
-	for i := len(t.nodes) - 1; i > 0; i-- {
-		if n := &t.nodes[i]; n.hasError {
-			t.nodes[n.parent].hasError = true
+	t.named = t.named[:nat]
+	if anyError { // (a parse the fix loop keeps has none)
+		for i := len(t.nodes) - 1; i > 0; i-- {
+			if n := &t.nodes[i]; n.hasError {
+				t.nodes[n.parent].hasError = true
+			}
 		}
 	}
 	return t
@@ -370,28 +377,30 @@ func (t *Tree) place(i, parent int32, id uintptr) {
 
 // copyDescendants copies the descendants of old's node p under node j-1,
 // its copy, placed where that copy starts, and returns the position after
-// them. The text of the subtree is unchanged, so each descendant moves by
+// them. The subtree is unchanged, so each descendant keeps its links
+// (child counts, places among its siblings, errors below it) and moves by
 // the bytes and rows the subtree moved; one on the subtree's first row
 // also moves by its columns.
 func (t *Tree) copyDescendants(j int32, old *Tree, p int32) int32 {
 	root, was := &t.nodes[j-1], &old.nodes[p]
+	root.nkids, root.nnamed = was.nkids, was.nnamed
+	root.hasError = was.hasError
+	shift := j - 1 - p // where each node of the subtree moves in the array
 	dByte := int64(root.start) - int64(was.start)
 	dRow := int64(root.startPt.Row) - int64(was.startPt.Row)
 	dCol := int64(root.startPt.Column) - int64(was.startPt.Column)
 	last := old.lastDescendant(p)
+	copy(t.keys[j:], old.keys[p+1:last+1])
 	for k := p + 1; k <= last; k++ {
-		o := &old.nodes[k]
 		n := &t.nodes[j]
-		*n = Node{
-			symbol: o.symbol, field: o.field, isNamed: o.isNamed, missing: o.missing,
-			start:   uint32(int64(o.start) + dByte),
-			end:     uint32(int64(o.end) + dByte),
-			startPt: sitter.Point{Row: uint32(int64(o.startPt.Row) + dRow), Column: o.startPt.Column},
+		*n = old.nodes[k]
+		n.t, n.pos, n.parent = t, j, n.parent+shift
+		n.start = uint32(int64(n.start) + dByte)
+		n.end = uint32(int64(n.end) + dByte)
+		if n.startPt.Row == was.startPt.Row {
+			n.startPt.Column = uint32(int64(n.startPt.Column) + dCol)
 		}
-		if o.startPt.Row == was.startPt.Row {
-			n.startPt.Column = uint32(int64(o.startPt.Column) + dCol)
-		}
-		t.place(j, j-1-(k-1-o.parent), old.keys[k])
+		n.startPt.Row = uint32(int64(n.startPt.Row) + dRow)
 		j++
 	}
 	return j
