@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -125,17 +126,14 @@ func stage(path string, orig, data []byte, info os.FileInfo, batch *fsBatch) (*s
 // commit renames the replacement over its target, if the target still
 // holds what was read, and returns the folder to sync.
 func (s *staged) commit() (dir string, err error) {
-	// Last look before the rename: same size, time and content as read.
-	now, err := os.Stat(s.path)
-	if err != nil {
+	// Last look before the rename: same size, time and content as read
+	// (one open: readSource refuses a file grown past the size read).
+	cur, now, err := readSource(s.path, s.info.Size(), nil)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		s.discard()
-		return "", fmt.Errorf("write: %w", unwrapPathError(err))
-	}
-	if now.Size() != s.info.Size() || !now.ModTime().Equal(s.info.ModTime()) {
-		s.discard()
-		return "", ErrChanged
-	}
-	if cur, err := os.ReadFile(s.path); err != nil || !bytes.Equal(cur, s.orig) {
+		return "", fmt.Errorf("write: %w", err)
+	case err != nil || now.Size() != s.info.Size() || !now.ModTime().Equal(s.info.ModTime()) || !bytes.Equal(cur, s.orig):
 		s.discard()
 		return "", ErrChanged
 	}
