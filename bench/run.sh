@@ -7,9 +7,13 @@
 #       output (the verification loratune-fix pays for), and the name-based
 #       rules (450 right); each tool with -j 1 and with every CPU; the
 #       parse-only floor (ast-grep parsing every file for one trivial
-#       pattern). verify.py checks every timed copy: parse and sites left
-#       per rule (its "exact" compares with the peers' oracle, which encodes
-#       R1-R5; loratune-fix's rules do more, so only parse and sites count).
+#       pattern). -j 1 runs twice: with every CPU free to the process
+#       (its other threads, the garbage collector and the kernel's work for
+#       the writes then run beside the worker) and held to one CPU by
+#       taskset, the one-core run of a one-core to all-cores speed-up.
+#       verify.py checks every timed copy: parse and sites left per rule
+#       (its "exact" compares with the peers' oracle, which encodes R1-R5;
+#       loratune-fix's rules do more, so only parse and sites count).
 #   (b) the haystack (every *.py of the Python installation, site-packages
 #       and venv folders renamed: loratune-fix skips them by default, which
 #       would hide most files), `check` against `rg -l` of the trigger words;
@@ -19,7 +23,7 @@
 # median of RUNS runs (default 3): wall seconds, CPU seconds (user+sys of
 # the command and its children), peak RSS.
 #
-# Set-up: apt-get install -y ripgrep python3; npm install --prefix
+# Set-up: apt-get install -y ripgrep python3 util-linux (taskset); npm install --prefix
 # /opt/ast-grep @ast-grep/cli. Environment: PEERS (default ../shared/peers),
 # AST_GREP, RG, PYTHON, LORATUNE_FIX (a built binary; default: go build),
 # WORK (scratch folder outside any git work tree; default: mktemp), RUNS,
@@ -40,7 +44,7 @@ mkdir -p "$RES"
 SG=${AST_GREP:-$(command -v ast-grep || echo /opt/ast-grep/node_modules/.bin/ast-grep)}
 RG=${RG:-rg}
 PY=${PYTHON:-python3}
-for tool in "$RG" "$PY" "$SG"; do
+for tool in "$RG" "$PY" "$SG" taskset; do
   command -v "$tool" >/dev/null || { echo "bench: $tool not found (see the set-up above)" >&2; exit 2; }
 done
 LTF=${LORATUNE_FIX:-}
@@ -50,6 +54,8 @@ if [ -z "$LTF" ]; then
 fi
 ALIAS=$PEERS/astgrep/alias-aware/sgconfig.yml
 NAMED=$PEERS/astgrep/sgconfig.yml
+# The first CPU this process may use: the one-CPU runs are held to it.
+CPU1=$("$PY" -c 'import os; print(min(os.sched_getaffinity(0)))')
 TRIGGERS=(-e from_pretrained -e from_config -e device_map -e pad_token -e compile -e padding_side -e TrainingArguments -e 'Config(')
 
 {
@@ -115,6 +121,8 @@ for run in $(seq "$RUNS"); do
   fresh sg-named "$run" "$SG" scan -c "$NAMED" -U "$COPY/needles"
   fresh ltf-fix-j1 "$run" "$LTF" fix --write -q -j 1 "$COPY/needles"
   fresh sg-alias-j1 "$run" "$SG" scan -j 1 -c "$ALIAS" -U "$COPY/needles"
+  fresh ltf-fix-1cpu "$run" taskset -c "$CPU1" "$LTF" fix --write -q -j 1 "$COPY/needles"
+  fresh sg-alias-1cpu "$run" taskset -c "$CPU1" "$SG" scan -j 1 -c "$ALIAS" -U "$COPY/needles"
   timed ltf-diff "$run" "$LTF" fix -q "$NEEDLES"
   timed sg-parse "$run" "$SG" run -l python -p 'tokenizer.pad_token_id = 0' "$NEEDLES"
   timed rg-hay "$run" "$RG" -l -F "${TRIGGERS[@]}" "$HAY"
@@ -132,7 +140,7 @@ function median(name, col,   n, i, j, v, t) {
 }
 { nm[NR] = $1; val[NR, 3] = $3; val[NR, 4] = $4; val[NR, 5] = $5 }
 END {
-  split("ltf-fix ltf-diff sg-alias sg-alias-reparse sg-named ltf-fix-j1 sg-alias-j1 sg-parse rg-hay ltf-check-hay ltf-check-hay-x10", names, " ")
+  split("ltf-fix ltf-diff sg-alias sg-alias-reparse sg-named ltf-fix-j1 sg-alias-j1 ltf-fix-1cpu sg-alias-1cpu sg-parse rg-hay ltf-check-hay ltf-check-hay-x10", names, " ")
   printf "| command | wall s | CPU s | peak RSS MB |\n| --- | --- | --- | --- |\n"
   for (k = 1; k in names; k++) { n = names[k]; W[n] = median(n, 3); C[n] = median(n, 4); M[n] = median(n, 5)
     printf "| %s | %.3f | %.3f | %d |\n", n, W[n], C[n], M[n] }
@@ -145,6 +153,8 @@ END {
   printf "| fix --write CPU / parse-only floor CPU | %.2fx | <= 3x |\n", C["ltf-fix"] / C["sg-parse"]
   printf "| fix --write -j 1 -> all CPUs, speed-up | %.2fx | >= 1.8x |\n", W["ltf-fix-j1"] / W["ltf-fix"]
   printf "| ast-grep -j 1 -> all CPUs, speed-up | %.2fx | |\n", W["sg-alias-j1"] / W["sg-alias"]
+  printf "| fix --write -j 1 on one CPU -> all CPUs, speed-up | %.2fx | |\n", W["ltf-fix-1cpu"] / W["ltf-fix"]
+  printf "| ast-grep -j 1 on one CPU -> all CPUs, speed-up | %.2fx | |\n", W["sg-alias-1cpu"] / W["sg-alias"]
   printf "| haystack check / rg -l, wall | %.2fx | <= 3x |\n", W["ltf-check-hay"] / W["rg-hay"]
   printf "| haystack x10 check, peak memory growth | %+.0f%% | < 20%% |\n", 100 * (M["ltf-check-hay-x10"] - M["ltf-check-hay"]) / M["ltf-check-hay"]
 }' "$RES/times.txt" | tee "$RES/table.md"
