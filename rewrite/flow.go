@@ -196,8 +196,15 @@ func (f *Facts) occurrences(word string) []int {
 	return out
 }
 
-// flowGate turns mentions on; a test turns it off to check that the walk
-// finds the same without it.
+// wordWithin reports word written as a whole word inside n's text.
+func (f *Facts) wordWithin(word string, n *syntree.Node) bool {
+	at := f.occurrences(word)
+	i, _ := slices.BinarySearch(at, int(n.StartByte()))
+	return i < len(at) && at[i]+len(word) <= int(n.EndByte())
+}
+
+// flowGate turns mentions and the look for global and nonlocal on; a
+// test turns it off to check that the walk finds the same without them.
 var flowGate = true
 
 // mentions reports whether n's text holds the key's first name. Only a
@@ -216,8 +223,9 @@ func (w *walker) mentions(n *syntree.Node) bool {
 
 // declaredOuter reports "global key" or "nonlocal key" in the scope.
 func (w *walker) declaredOuter(body *syntree.Node) bool {
-	// (Most bodies hold neither word: no walk.)
-	if in := w.text[body.StartByte():body.EndByte()]; !bytes.Contains(in, []byte("global")) && !bytes.Contains(in, []byte("nonlocal")) {
+	// (Most bodies hold neither word: no walk. Where the words are is
+	// found once per file, not once per walk.)
+	if flowGate && !w.f.wordWithin("global", body) && !w.f.wordWithin("nonlocal", body) {
 		return false
 	}
 	found := false

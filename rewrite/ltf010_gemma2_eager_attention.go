@@ -132,17 +132,18 @@ func (f *Facts) gemmaOf(l *Load) (gemmaKind, string) {
 // namesGemma2 reports a file that names a Gemma-2 model anywhere
 // (gemma2ID matches its text), read once per file. The regexp, run over
 // the text, tried a match at every byte; a match can only start where
-// "gemma" is written, so gemma2At looks there alone.
+// "gemma" is written, so gemma2At looks there alone: at each g, then at
+// each G, found by IndexByte (a search for either byte looked at every
+// byte of the text in turn).
 func (f *Facts) namesGemma2() bool {
 	if f.gemma2Named == nil {
-		text, named := f.Src.Text, false
-		for i := 0; !named; i++ {
-			j := bytes.IndexAny(text[i:], "gG")
-			if j < 0 {
-				break
+		named := false
+		for _, g := range []byte("gG") {
+			text := f.Src.Text
+			for i := bytes.IndexByte(text, g); i >= 0 && !named; i = bytes.IndexByte(text, g) {
+				named = gemma2At(text[i:])
+				text = text[i+1:]
 			}
-			i += j
-			named = gemma2At(text[i:])
 		}
 		f.gemma2Named = &named
 	}
