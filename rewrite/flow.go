@@ -178,22 +178,41 @@ func (f *Facts) occurrences(word string) []int {
 	}
 	var out []int
 	text := f.Src.Text
+	// The word is looked for where its rarest byte is (byteFreq): a byte
+	// search for it stops at far fewer places than one for its first
+	// byte, as bytes.Index's does (a third of the flow's time went there).
+	k := rarestByte(word)
 	for at := 0; word != ""; {
-		i := bytes.Index(text[at:], []byte(word))
+		i := bytes.IndexByte(text[at:], word[k])
 		if i < 0 {
 			break
 		}
-		i += at
-		if (i == 0 || !isWordByte(text[i-1])) && (i+len(word) == len(text) || !isWordByte(text[i+len(word)])) {
-			out = append(out, i)
+		at += i + 1
+		start := at - 1 - k // where the word would start
+		if start < 0 || start+len(word) > len(text) || string(text[start:start+len(word)]) != word {
+			continue
 		}
-		at = i + 1
+		if (start == 0 || !isWordByte(text[start-1])) && (start+len(word) == len(text) || !isWordByte(text[start+len(word)])) {
+			out = append(out, start)
+		}
 	}
 	if f.seen == nil {
 		f.seen = map[string][]int{}
 	}
 	f.seen[word] = out
 	return out
+}
+
+// rarestByte is the position in word of its byte least frequent in
+// Python source (the first of equals).
+func rarestByte(word string) int {
+	k := 0
+	for i := 1; i < len(word); i++ {
+		if freqOf(word[i]) < freqOf(word[k]) {
+			k = i
+		}
+	}
+	return k
 }
 
 // wordWithin reports word written as a whole word inside n's text.

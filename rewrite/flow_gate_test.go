@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/loratune/loratune-fix/syntree"
@@ -126,4 +127,49 @@ func pos(n *syntree.Node) string {
 		return "-"
 	}
 	return fmt.Sprint(n.StartByte(), ":", n.EndByte())
+}
+
+// occurrences, found from the word's rarest byte, are the places a look
+// at every offset finds, for every name of every fixture and for words at
+// the text's edges, repeated, overlapping or not plain names.
+func TestOccurrencesEqualPlainScan(t *testing.T) {
+	plain := func(text []byte, word string) []int {
+		var out []int
+		for i := 0; i+len(word) <= len(text); i++ {
+			if string(text[i:i+len(word)]) == word && (i == 0 || !isWordByte(text[i-1])) && (i+len(word) == len(text) || !isWordByte(text[i+len(word)])) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	extra := []byte("aa aaa aa\nx[0].y = x[0]\nzz_z z zz\né model_é modelé model\nmodel")
+	edge := []string{"aa", "a", "x[0]", "z", "zz", "model", "é", "modelé", "global", "nonlocal"}
+	words := 0
+	for _, text := range fixtureTexts(t, extra) {
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, w := range edge {
+			seen[w] = true
+		}
+		walkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
+			if n.Type() == "identifier" {
+				seen[n.Content(text)] = true
+			}
+			return true
+		})
+		tree.Close()
+		f := &Facts{Src: NewSource(text)}
+		for w := range seen {
+			words++
+			if got, want := f.occurrences(w), plain(text, w); !slices.Equal(got, want) {
+				t.Errorf("%q in %.40q: at %v, plain scan %v", w, text, got, want)
+			}
+		}
+	}
+	if words < 1000 {
+		t.Fatalf("only %d words compared", words)
+	}
 }

@@ -152,6 +152,14 @@ var byteFreq = [128]uint16{
 	1582, 158, 3686, 4014, 4460, 1446, 422, 402, 598, 734, 107, 96, 42, 96, 14, 0, // 0x70
 }
 
+// freqOf is b's frequency in byteFreq (0 for a byte past ASCII).
+func freqOf(b byte) int {
+	if b < 128 {
+		return int(byteFreq[b])
+	}
+	return 0
+}
+
 // passCost is what one IndexByte pass over a text costs, counted in stops
 // at a byte of the text (a stop costs some 5 ns, a pass some 8 ns per 100
 // bytes: measured on the haystack of bench/run.sh).
@@ -161,12 +169,7 @@ const passCost = 1300
 // byte that covers the most words left per unit of cost (a pass plus its
 // stops), until every word is covered.
 func anchorWords(words [][]byte, ids []int) []anchor {
-	freq := func(b byte) int {
-		if b < 128 {
-			return int(byteFreq[b])
-		}
-		return 0
-	}
+	freq := freqOf
 	left := append([]int(nil), ids...)
 	var out []anchor
 	for len(left) > 0 {
