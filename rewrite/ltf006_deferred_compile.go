@@ -193,17 +193,25 @@ func compileGuard(stmt *syntree.Node) *syntree.Node {
 }
 
 // disableArgument comments out a keyword argument that stands on its own
-// line, or removes it (with its comma) from an inline argument list; verb
-// says which, for the fix's title.
+// line (with its comma and its comment, if any), or removes it (with its
+// comma) from an inline argument list; verb says which, for the fix's
+// title.
 func disableArgument(src *Source, args, kw *syntree.Node) (edits []Edit, verb string, ok bool) {
 	text := src.Text
-	if _, own := src.Indent(start(kw)); own {
+	line := src.Position(start(kw)).Line
+	if _, own := src.Indent(start(kw)); own && src.Position(end(kw)).Line == line {
 		rest := strings.TrimSpace(string(text[end(kw):src.LineEnd(end(kw))]))
-		if rest == "," || rest == "" && src.Position(end(kw)).Line != src.Position(end(args)).Line {
-			return []Edit{
-				{Start: start(kw), End: start(kw), NewText: "# "},
-				{Start: src.ContentEnd(end(kw)), End: src.ContentEnd(end(kw)), NewText: "  # loratune-fix LTF006: turns compile on; restore once training is stable"},
-			}, "comment out", src.LineEnd(end(kw)) > end(kw)
+		rest = strings.TrimSpace(strings.TrimPrefix(rest, ","))
+		if (rest == "" || strings.HasPrefix(rest, "#")) && src.Position(end(args)).Line != line {
+			// The note goes on a line of its own above: after the
+			// argument and a comment of the user's it would make the line
+			// too long.
+			indent, _ := src.Indent(start(kw))
+			return []Edit{{
+				Start:   src.LineStart(start(kw)),
+				End:     start(kw),
+				NewText: indent + "# loratune-fix LTF006: turns compile on; restore once training is stable" + src.EOL + indent + "# ",
+			}}, "comment out", src.LineEnd(end(kw)) > end(kw)
 		}
 	}
 	edits, ok = dropArg(args, kw)

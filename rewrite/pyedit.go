@@ -379,22 +379,42 @@ func dropKeywordArg(src *Source, args, kw *syntree.Node) ([]Edit, bool) {
 
 // dropArg removes the argument a from a call's argument list in place,
 // with the comma that joins it to its neighbour (or its own trailing
-// comma when it is the only argument).
+// comma when it is the only argument, or when a comment lies between it
+// and its neighbour: the comment stays).
 func dropArg(args, a *syntree.Node) ([]Edit, bool) {
 	list := realArgs(args)
 	idx := slices.IndexFunc(list, a.Equal)
-	switch {
-	case idx < 0:
-		return nil, false
-	case len(list) == 1:
+	withComma := func() ([]Edit, bool) {
 		to := end(a)
 		if c := commaAfter(args, a); c != nil {
 			to = end(c)
 		}
 		return []Edit{{Start: start(a), End: to}}, true
-	case idx > 0:
-		return []Edit{{Start: end(list[idx-1]), End: end(a)}}, true
-	default:
-		return []Edit{{Start: start(a), End: start(list[1])}}, true
 	}
+	switch {
+	case idx < 0:
+		return nil, false
+	case len(list) == 1:
+		return withComma()
+	case idx > 0 && !commentBetween(args, end(list[idx-1]), start(a)):
+		return []Edit{{Start: end(list[idx-1]), End: end(a)}}, true
+	case idx+1 < len(list) && !commentBetween(args, end(a), start(list[idx+1])):
+		return []Edit{{Start: start(a), End: start(list[idx+1])}}, true
+	default:
+		// Comments on both sides (or before the last argument): the
+		// argument and its own comma go; the neighbour's comma stays, a
+		// trailing comma where a is last.
+		return withComma()
+	}
+}
+
+// commentBetween reports a comment of the argument list args within
+// [from, to).
+func commentBetween(args *syntree.Node, from, to int) bool {
+	for _, c := range args.Children() {
+		if c.Type() == "comment" && start(c) >= from && start(c) < to {
+			return true
+		}
+	}
+	return false
 }
