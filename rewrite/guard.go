@@ -334,13 +334,14 @@ func (f *Facts) padSetAfter(tok *syntree.Node, offset int) *syntree.Node {
 	name := tok.Content(text)
 	scope := f.scopeOf(tok)
 	setsPad := func(fn *Func, param string) bool {
+		addTokens, pad, padID := param+".add_special_tokens", param+".pad_token", param+".pad_token_id"
 		for _, c := range f.Calls {
-			if c.Func == fn && c.Dotted == param+".add_special_tokens" && strings.Contains(c.Args.Content(text), "pad_token") {
+			if c.Func == fn && c.Dotted == addTokens && strings.Contains(c.Args.Content(text), "pad_token") {
 				return true
 			}
 		}
 		for _, a := range f.Assigns {
-			if a.Func == fn && (a.Text == param+".pad_token" || a.Text == param+".pad_token_id") {
+			if a.Func == fn && (a.Text == pad || a.Text == padID) {
 				return true
 			}
 		}
@@ -379,8 +380,9 @@ func (f *Facts) padSetAfter(tok *syntree.Node, offset int) *syntree.Node {
 			}
 		}
 	}
+	pad, padID := name+".pad_token", name+".pad_token_id"
 	for _, a := range f.Assigns {
-		if a.Func == scope && int(a.Node.StartByte()) >= offset && (a.Text == name+".pad_token" || a.Text == name+".pad_token_id") && f.trainingBefore(int(a.Node.StartByte())) == nil {
+		if a.Func == scope && int(a.Node.StartByte()) >= offset && (a.Text == pad || a.Text == padID) && f.trainingBefore(int(a.Node.StartByte())) == nil {
 			return a.Node
 		}
 	}

@@ -299,24 +299,39 @@ func assemble(recs []record, nm *Language, old *Tree, at *[]int32) *Tree {
 	j := int32(0)
 	for i := range recs {
 		r := &recs[i]
+		field := uint16(r.field)
+		if int(field) >= len(nm.fields) {
+			field = 0
+		}
+		parent := int32(-1)
+		if r.parent >= 0 {
+			parent = pos[r.parent]
+		}
 		n := &t.nodes[j]
 		*n = Node{
+			t:       t,
+			pos:     j,
+			parent:  parent,
 			symbol:  nm.symbolIndex(uint16(r.symbol)),
-			field:   uint16(r.field),
+			field:   field,
 			start:   uint32(r.start),
 			end:     uint32(r.end),
 			startPt: sitter.Point{Row: uint32(r.start_pt.row), Column: uint32(r.start_pt.column)},
 			isNamed: r.named != 0,
 			missing: r.missing != 0,
 		}
-		if int(n.field) >= len(nm.fields) {
-			n.field = 0
+		n.hasError = n.missing || n.symbol == nm.errorSymbol
+		t.keys[j] = uintptr(r.key)
+		if parent >= 0 {
+			// Its place among the parent's children, and named children.
+			p := &t.nodes[parent]
+			n.index = p.nkids
+			p.nkids++
+			if n.isNamed {
+				n.nindex = p.nnamed
+				p.nnamed++
+			}
 		}
-		parent := int32(-1)
-		if r.parent >= 0 {
-			parent = pos[r.parent]
-		}
-		t.place(j, parent, uintptr(r.key))
 		pos[i] = j
 		j++
 		if p := int32(r.reuse); p >= 0 {
@@ -355,24 +370,6 @@ func assemble(recs []record, nm *Language, old *Tree, at *[]int32) *Tree {
 		}
 	}
 	return t
-}
-
-// place links node i, its fields read, under parent (-1: the root).
-func (t *Tree) place(i, parent int32, id uintptr) {
-	n := &t.nodes[i]
-	n.t = t
-	n.hasError = n.missing || n.symbol == t.lang.errorSymbol
-	n.pos, n.parent = i, parent
-	t.keys[i] = id
-	if parent >= 0 {
-		p := &t.nodes[parent]
-		n.index = p.nkids
-		p.nkids++
-		if n.isNamed {
-			n.nindex = p.nnamed
-			p.nnamed++
-		}
-	}
 }
 
 // copyDescendants copies the descendants of old's node p under node j-1,

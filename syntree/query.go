@@ -90,10 +90,9 @@ func (q *Query) Each(t *Tree, visit func(pattern int, caps []*Node)) {
 	m.plan = q.planOf(t.lang)
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if !m.plan.starts[n.symbol] {
-			continue // most nodes: no pattern is of their type
-		}
-		for k, pat := range q.patterns {
+		// Most nodes: no pattern is of their type.
+		for _, k := range m.plan.starts[n.symbol] {
+			pat := q.patterns[k]
 			if !m.plan.admits(pat, n) {
 				continue
 			}
@@ -218,7 +217,7 @@ func (m *matcher) rest(last *Node) {
 // plan is the query's patterns read against one language's names, so
 // that matching compares numbers: made once per language.
 type plan struct {
-	starts []bool   // by symbol: whether a top-level pattern can match a node of it
+	starts [][]int  // by symbol: the top-level patterns that can match a node of it, in order
 	kinds  [][]bool // by pattern id, by symbol: the pattern's type is the symbol's (nil: "_")
 	fields []uint16 // by pattern id: the id of the field the node must fill (0: any)
 }
@@ -231,7 +230,7 @@ func (q *Query) planOf(lang *Language) *plan {
 	if v, ok := q.plans.Load(lang); ok {
 		return v.(*plan)
 	}
-	pl := &plan{starts: make([]bool, len(lang.symbols)), kinds: make([][]bool, q.npattern), fields: make([]uint16, q.npattern)}
+	pl := &plan{starts: make([][]int, len(lang.symbols)), kinds: make([][]bool, q.npattern), fields: make([]uint16, q.npattern)}
 	var add func(p *pattern)
 	add = func(p *pattern) {
 		if p.field != "" {
@@ -249,10 +248,12 @@ func (q *Query) planOf(lang *Language) *plan {
 			add(c)
 		}
 	}
-	for _, p := range q.patterns {
+	for k, p := range q.patterns {
 		add(p)
 		for sym, name := range lang.symbols {
-			pl.starts[sym] = pl.starts[sym] || p.mayStart(name)
+			if p.mayStart(name) {
+				pl.starts[sym] = append(pl.starts[sym], k)
+			}
 		}
 	}
 	q.plans.Store(lang, pl)
