@@ -129,6 +129,11 @@ func runEagerAttention(p *Pass) {
 		case !known:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
 				Message: fmt.Sprintf(`attn_implementation comes from %s, decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.Facts.runtimeSource(v, l.Func))})
+		case len(sdpa) > 0 && packing:
+			// Packed rows hold no padding, so no row is fully masked; eager
+			// would only cost its O(L^2) memory.
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
+				Message: `packing/padding_free leaves no padded row for cuDNN's NaN: attn_implementation="sdpa" left as it is`})
 		case len(sdpa) > 0:
 			edits := eagerInPlaceOfSDPA(v, sdpa)
 			what := `attn_implementation="sdpa"`
