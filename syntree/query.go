@@ -98,7 +98,6 @@ func (q *Query) Each(t *Tree, visit func(pattern int, caps []*Node)) {
 			}
 			m.pattern, m.start = k, i
 			m.node(pat, n)
-			clear(m.caps)
 		}
 	}
 	slices.SortStableFunc(m.found, func(a, b found) int {
@@ -157,7 +156,8 @@ type frame struct {
 	k    int
 }
 
-// node matches p at n, then what the stack holds.
+// node matches p at n, then what the stack holds. p admits n (the
+// caller has asked); the captures are as they were when it returns.
 func (m *matcher) node(p *pattern, n *Node) {
 	if p.alts != nil {
 		for _, a := range p.alts {
@@ -169,9 +169,9 @@ func (m *matcher) node(p *pattern, n *Node) {
 			}
 			m.node(a, n)
 		}
-		return
-	}
-	if !m.plan.admits(p, n) {
+		if p.capture >= 0 {
+			m.caps[p.capture] = nil
+		}
 		return
 	}
 	if p.capture >= 0 {
