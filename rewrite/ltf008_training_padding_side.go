@@ -39,7 +39,11 @@ needs (with flash attention, right padding there raises): a padding side
 set in a function that calls generate, one set after trainer.train() (it
 restores the setting for generation), and a tokenizer that also drives
 generation (an online trainer such as GRPOTrainer, or batches padded for
-generate()) are left as they are, with a note.
+generate()) are left as they are, with a note. So is left padding where
+every training load of the file asks for flash attention
+(attn_implementation="flash_attention_2", use_flash_attention_2=True):
+flash attention never runs cuDNN SDPA, and authors set left padding for it
+on purpose.
 
 ## Cost
 None.`,
@@ -72,6 +76,11 @@ func reportLeft(p *Pass, v *syntree.Node, fn *Func, tok string) {
 		return
 	}
 	st, en := start(v), end(v)
+	if flash := flashTraining(p.Facts); flash != "" {
+		p.Report(Finding{Start: st, End: en, Severity: SeverityInfo,
+			Message: `padding_side="left" left as it is: the training load asks for ` + flash + `, which never runs cuDNN SDPA`})
+		return
+	}
 	if why, shared := leftForGeneration(p.Facts, v, fn, tok); why != "" {
 		fd := Finding{Start: st, End: en, Severity: SeverityInfo,
 			Message: `padding_side="left" left as it is: ` + why + ` (batched generation needs left padding)`}
@@ -89,6 +98,21 @@ func reportLeft(p *Pass, v *syntree.Node, fn *Func, tok string) {
 	p.Report(Finding{Start: st, End: en,
 		Message: `left padding in training makes fully masked query rows, whose cuDNN SDPA backward is NaN; training pads on the right (keep "left" for generation)`,
 		Fix:     &Fix{Message: `padding_side = "right"`, Edits: edits}})
+}
+
+// flashTraining names the flash attention that every training load of the
+// file asks for, or "" (none, or a load without it).
+func flashTraining(f *Facts) string {
+	flash := ""
+	for _, l := range f.ModelLoads() {
+		if l.Use == NotTraining {
+			continue
+		}
+		if flash = f.flashLoad(l); flash == "" {
+			return ""
+		}
+	}
+	return flash
 }
 
 // staleLeftPaddingComment rewords the comment at the end of the line of
