@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -242,11 +243,28 @@ func dottedName(n *syntree.Node, text []byte) string {
 	return ""
 }
 
+// compact is s without its white space (unicode.IsSpace), as
+// strings.Fields splits on it.
 func compact(s string) string {
-	if strings.IndexFunc(s, unicode.IsSpace) < 0 {
+	if !hasSpace(s) {
 		return s // most are: no copy
 	}
 	return strings.Join(strings.Fields(s), "")
+}
+
+// hasSpace reports a unicode.IsSpace rune in s. ASCII bytes, nearly all
+// of a name, are told without decoding (IndexFunc's decoding and call per
+// rune were most of compact).
+func hasSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return strings.IndexFunc(s[i:], unicode.IsSpace) >= 0
+		case c == ' ' || '\t' <= c && c <= '\r':
+			return true
+		}
+	}
+	return false
 }
 
 // Resolve replaces the first name of a dotted name by what it was imported as.

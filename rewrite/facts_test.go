@@ -1,7 +1,9 @@
 package rewrite
 
 import (
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -82,5 +84,36 @@ func TestStringValueRefusesFStrings(t *testing.T) {
 			t.Errorf("StringValue(%s) = %q, %v; want %q, %v", c.expr, got, ok, c.want, c.ok)
 		}
 		tree.Close()
+	}
+}
+
+// hasSpace, which tells ASCII bytes without decoding, answers what
+// unicode.IsSpace over every rune answers, for the text of every node of
+// every fixture and for spaces past ASCII and broken UTF-8.
+func TestHasSpaceEqualsIsSpace(t *testing.T) {
+	texts := []string{"", " ", "a", "a b", "a\tb", "a\vb", "a\fb", "a\rb", "a\nb", "a\u0085b", "a\u00a0b", "é\u2028", "é", "\xff", "\xff ", "x\xc2", "model.config"}
+	for _, text := range fixtureTexts(t) {
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		walkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
+			texts = append(texts, n.Content(text))
+			return true
+		})
+		tree.Close()
+	}
+	spaced := 0
+	for _, s := range texts {
+		want := strings.IndexFunc(s, unicode.IsSpace) >= 0
+		if got := hasSpace(s); got != want {
+			t.Errorf("%.40q: hasSpace %v, unicode.IsSpace %v", s, got, want)
+		}
+		if want {
+			spaced++
+		}
+	}
+	if spaced < 100 {
+		t.Fatalf("only %d texts with a space", spaced)
 	}
 }

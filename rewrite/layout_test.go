@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,33 @@ func TestRelayoutAndAValueInsideComposeInOnePass(t *testing.T) {
 	}
 	if again, err := e.Fix(res.Output, Versions{}); err != nil || again.Changed {
 		t.Errorf("the output is not a fixed point: %v %v", err, again.Findings)
+	}
+}
+
+// conditionOf reads what the regexp ^(if|elif|while) (.+):$ reads, on
+// every line of every fixture (indentation dropped) and on lines at the
+// edges of the pattern.
+func TestConditionOfEqualsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`^(if|elif|while) (.+):$`)
+	lines := []string{"if x:", "if :", "if  :", "if x:y:", "elif a == b:", "while True:", "while\tx:", "if x:\n", "if x: ", "ifx:",
+		"if x", "if", "if ", "whilex:", "if \xff:", "if a\nb:", "elif  :", "else:", "if (a and\n", "if x::"}
+	for _, text := range fixtureTexts(t) {
+		for _, line := range strings.Split(string(text), "\n") {
+			lines = append(lines, strings.TrimLeft(line, " \t"))
+		}
+	}
+	matched := 0
+	for _, line := range lines {
+		keyword, cond, ok := conditionOf(line)
+		m := re.FindStringSubmatch(line)
+		if ok != (m != nil) || ok && (keyword != m[1] || cond != m[2]) {
+			t.Errorf("%q: conditionOf %q %q %v, regexp %q", line, keyword, cond, ok, m)
+		}
+		if ok {
+			matched++
+		}
+	}
+	if matched < 50 {
+		t.Fatalf("only %d conditions read", matched)
 	}
 }
