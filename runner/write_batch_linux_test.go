@@ -2,13 +2,11 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -33,30 +31,8 @@ func syncFileSystems(t *testing.T) {
 	t.Cleanup(func() { syncfsReportsErrors, batchableFS = oldKernel, oldFS })
 }
 
-const batchScript = "import torch\nfrom peft import LoraConfig, get_peft_model\nfrom transformers import AutoModelForCausalLM\n\n" +
-	"model = AutoModelForCausalLM.from_pretrained(\"m\", torch_dtype=torch.bfloat16, device_map=\"auto\")\n" +
-	"model = get_peft_model(model, LoraConfig(r=8))\n"
-
-// scripts writes n copies of batchScript, alternating between two folders.
-func scripts(t *testing.T, n int) []string {
-	t.Helper()
-	dir := t.TempDir()
-	var paths []string
-	for i := range n {
-		p := filepath.Join(dir, []string{"a", "b"}[i%2], fmt.Sprintf("train%03d.py", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(batchScript), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	return paths
-}
-
 // staging returns, for each target in paths' folders that still holds
-// batchScript, the text of its temporary replacement.
+// trainScript, the text of its temporary replacement.
 func staging(t *testing.T, paths []string) map[string]string {
 	staged := map[string]string{}
 	dirs := map[string]bool{}
@@ -73,7 +49,7 @@ func staging(t *testing.T, paths []string) map[string]string {
 			target := filepath.Join(dir, strings.TrimPrefix(base, "."))
 			cur, _ := os.ReadFile(target)
 			text, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-			if string(cur) == batchScript {
+			if string(cur) == trainScript {
 				staged[target] = string(text)
 			}
 		}
@@ -87,7 +63,7 @@ func staging(t *testing.T, paths []string) map[string]string {
 // its renames, before a file in it is reported written.
 func TestRunSyncsTheFileSystemOnceABatch(t *testing.T) {
 	syncFileSystems(t)
-	paths := scripts(t, 200)
+	paths := trainScripts(t, 200)
 	eng, err := rewrite.New(rewrite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +132,7 @@ func TestRunSyncsTheFileSystemOnceABatch(t *testing.T) {
 // reported with the error, keeps its text, and no temporary file is left.
 func TestRunSyncfsErrorLeavesTheFilesAsTheyWere(t *testing.T) {
 	syncFileSystems(t)
-	paths := scripts(t, 10)
+	paths := trainScripts(t, 10)
 	eng, err := rewrite.New(rewrite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +151,7 @@ func TestRunSyncfsErrorLeavesTheFilesAsTheyWere(t *testing.T) {
 		t.Errorf("%d files reported, want %d", n, len(paths))
 	}
 	for _, p := range paths {
-		if b, _ := os.ReadFile(p); string(b) != batchScript {
+		if b, _ := os.ReadFile(p); string(b) != trainScript {
 			t.Errorf("%s changed:\n%s", p, b)
 		}
 	}
@@ -188,29 +164,15 @@ func TestRunSyncfsErrorLeavesTheFilesAsTheyWere(t *testing.T) {
 // the second batch's sync starts while the first one's waits.
 func TestWorkerDoesNotWaitOnASyncfs(t *testing.T) {
 	syncFileSystems(t)
-	paths := scripts(t, 2)
+	paths := trainScripts(t, 2)
 	eng, err := rewrite.New(rewrite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	calls := 0
-	second := make(chan struct{})
+	wait := firstWaitsForSecond(t, "the second batch's sync did not start while the first one's waited")
 	oldFS := syncFS
 	syncFS = func(f *os.File) error {
-		mu.Lock()
-		calls++
-		n := calls
-		mu.Unlock()
-		if n == 2 {
-			close(second)
-		} else {
-			select {
-			case <-second:
-			case <-time.After(10 * time.Second):
-				t.Error("the second batch's sync did not start while the first one's waited")
-			}
-		}
+		wait()
 		return oldFS(f)
 	}
 	t.Cleanup(func() { syncFS = oldFS })

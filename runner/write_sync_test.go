@@ -53,39 +53,15 @@ func TestWriteAtomicSyncsFileThenFolder(t *testing.T) {
 // file's write starts while the first file's fsync still waits.
 func TestWorkerDoesNotWaitOnAnFsync(t *testing.T) {
 	syncEachFile(t)
-	dir := t.TempDir()
-	src := "import torch\nfrom peft import LoraConfig, get_peft_model\nfrom transformers import AutoModelForCausalLM\n\n" +
-		"model = AutoModelForCausalLM.from_pretrained(\"m\", torch_dtype=torch.bfloat16, device_map=\"auto\")\n" +
-		"model = get_peft_model(model, LoraConfig(r=8))\n"
-	paths := []string{filepath.Join(dir, "a.py"), filepath.Join(dir, "b.py")}
-	for _, p := range paths {
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	paths := trainScripts(t, 2)
 	eng, err := rewrite.New(rewrite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	tmpSyncs := 0
-	second := make(chan struct{})
+	wait := firstWaitsForSecond(t, "the second file's write did not start while the first one's fsync waited")
 	syncFile = func(f *os.File) error {
-		if !strings.Contains(f.Name(), ".loratune-") {
-			return f.Sync()
-		}
-		mu.Lock()
-		tmpSyncs++
-		n := tmpSyncs
-		mu.Unlock()
-		if n == 2 {
-			close(second)
-		} else {
-			select {
-			case <-second:
-			case <-time.After(10 * time.Second):
-				t.Error("the second file's write did not start while the first one's fsync waited")
-			}
+		if strings.Contains(f.Name(), ".loratune-") {
+			wait()
 		}
 		return f.Sync()
 	}
@@ -110,21 +86,7 @@ func TestWorkerDoesNotWaitOnAnFsync(t *testing.T) {
 // file reported written has its folder synced after its replacement was.
 func TestRunSyncsEachFolderOnceABatch(t *testing.T) {
 	syncEachFile(t)
-	dir := t.TempDir()
-	src := "import torch\nfrom peft import LoraConfig, get_peft_model\nfrom transformers import AutoModelForCausalLM\n\n" +
-		"model = AutoModelForCausalLM.from_pretrained(\"m\", torch_dtype=torch.bfloat16, device_map=\"auto\")\n" +
-		"model = get_peft_model(model, LoraConfig(r=8))\n"
-	var paths []string
-	for i := range 200 {
-		p := filepath.Join(dir, []string{"a", "b"}[i%2], fmt.Sprintf("train%02d.py", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
+	paths := trainScripts(t, 200)
 	eng, err := rewrite.New(rewrite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -174,5 +136,52 @@ func TestRunSyncsEachFolderOnceABatch(t *testing.T) {
 	// Some twenty batches, each with files in both folders.
 	if written != len(paths) || dirSyncs > len(paths)/4 {
 		t.Errorf("%d files written with %d folder syncs; want %d files and at most a quarter as many syncs", written, dirSyncs, len(paths))
+	}
+}
+
+const trainScript = "import torch\nfrom peft import LoraConfig, get_peft_model\nfrom transformers import AutoModelForCausalLM\n\n" +
+	"model = AutoModelForCausalLM.from_pretrained(\"m\", torch_dtype=torch.bfloat16, device_map=\"auto\")\n" +
+	"model = get_peft_model(model, LoraConfig(r=8))\n"
+
+// trainScripts writes n copies of trainScript, alternating between two
+// folders.
+func trainScripts(t *testing.T, n int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i := range n {
+		p := filepath.Join(dir, []string{"a", "b"}[i%2], fmt.Sprintf("train%03d.py", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(trainScript), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// firstWaitsForSecond returns a function whose first call waits until its
+// second call comes; failing that within 10 s, the test fails with msg.
+func firstWaitsForSecond(t *testing.T, msg string) func() {
+	var mu sync.Mutex
+	calls := 0
+	second := make(chan struct{})
+	return func() {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		switch n {
+		case 1:
+			select {
+			case <-second:
+			case <-time.After(10 * time.Second):
+				t.Error(msg)
+			}
+		case 2:
+			close(second)
+		}
 	}
 }
