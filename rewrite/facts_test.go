@@ -117,3 +117,37 @@ func TestHasSpaceEqualsIsSpace(t *testing.T) {
 		t.Fatalf("only %d texts with a space", spaced)
 	}
 }
+
+// A call's Qual is its callee resolved once the imports are all read, so
+// rules read it instead of resolving again: on every fixture it is what
+// Resolve gives after buildFacts.
+func TestQualIsResolved(t *testing.T) {
+	q, err := loadQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, aliased := 0, 0
+	for _, text := range fixtureTexts(t, []byte("c = th.compile(m)\nimport torch as th\n")) {
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt := goTree(tree)
+		src := NewSource(text)
+		src.root = pt.Root()
+		f := buildFacts(src, pt, q)
+		for _, c := range f.Calls {
+			calls++
+			if want := f.Resolve(c.Dotted); c.Qual != want {
+				t.Errorf("%s: Qual %q, Resolve %q", c.Dotted, c.Qual, want)
+			}
+			if c.Qual != c.Dotted {
+				aliased++
+			}
+		}
+		tree.Close()
+	}
+	if calls < 1000 || aliased < 100 {
+		t.Fatalf("only %d calls, %d resolved to another name", calls, aliased)
+	}
+}

@@ -425,7 +425,7 @@ func (f *Facts) trainerName() string {
 // already), or "".
 func (f *Facts) ddpWrapper() string {
 	for _, c := range f.Calls {
-		switch f.Resolve(c.Dotted) {
+		switch c.Qual {
 		case "torch.nn.parallel.DistributedDataParallel", "torch.distributed.fsdp.FullyShardedDataParallel":
 			return c.Dotted
 		}

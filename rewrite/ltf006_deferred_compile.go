@@ -100,7 +100,7 @@ func runDeferredCompile(p *Pass) {
 			}
 			continue
 		}
-		if f.Resolve(c.Dotted) != "torch.compile" {
+		if c.Qual != "torch.compile" {
 			continue
 		}
 		trainer := firstTrainer(f, c.Func)

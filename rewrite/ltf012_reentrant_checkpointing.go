@@ -60,7 +60,10 @@ func runReentrantCheckpointing(p *Pass) {
 	}
 	for _, c := range f.Calls {
 		// TRL wraps the model itself and makes its inputs require grad.
-		if v := KeywordValue(c.Args, "peft_config", text); isTRLTrainer(c.Method) && v != nil && v.Type() != "none" {
+		if !isTRLTrainer(c.Method) {
+			continue // (asked first: a keyword lookup is dearer)
+		}
+		if v := KeywordValue(c.Args, "peft_config", text); v != nil && v.Type() != "none" {
 			return
 		}
 	}

@@ -447,7 +447,7 @@ func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, ret
 		t.hit(Training, call, "passed to %s", c.Dotted)
 	case c.Dotted == "pipeline" || strings.HasSuffix(c.Qual, ".pipeline"):
 		t.hit(NotTraining, call, "used by pipeline()")
-	case t.f.Resolve(c.Dotted) == "torch.compile" || c.Method == "setup_chat_format":
+	case c.Qual == "torch.compile" || c.Method == "setup_chat_format":
 		if first {
 			i := -1
 			if c.Method == "setup_chat_format" {
