@@ -47,6 +47,7 @@ func (p *pass) llamaFactory() {
 		start, end := pairSpan(fp16)
 		p.report("LTF001", rewrite.Finding{Start: start, End: end, Message: "bf16: true and fp16: true together stop the run (\"At most one of fp16 and bf16 can be True\"): keep one"})
 	}
+	p.fp16OnBF16Native(m, "model_name_or_path")
 	if pure, dup := m.get("pure_bf16"); pure.isTrue(text) {
 		start, end := pairSpan(pure)
 		fd := rewrite.Finding{Start: start, End: end}
@@ -130,6 +131,7 @@ func (p *pass) axolotl() {
 		}
 	}
 	adapter := adapterKind == "lora" || adapterKind == "qlora"
+	p.fp16OnBF16Native(m, "base_model")
 
 	// bfloat16: true / float16: true load the weights in half precision
 	// and train without autocast.
@@ -235,6 +237,40 @@ func (p *pass) axolotl() {
 	p.configDeepSpeed()
 }
 
+// fp16OnBF16Native is LTF011 in a config: fp16: true on a model trained in
+// bf16, by the id under modelKey. bf16: true in its place is an unsafe fix:
+// GPUs without bf16 (V100, T4) cannot run it, and a config has no way to
+// ask the GPU. A DeepSpeed config named beside it has an fp16 block that
+// must change too: then a finding only.
+func (p *pass) fp16OnBF16Native(m *mapping, modelKey string) {
+	text := p.f.text
+	fp16, dup := m.get("fp16")
+	if !fp16.isTrue(text) {
+		return
+	}
+	model, _ := m.get(modelKey)
+	id, ok := model.scalar(text)
+	if !ok || !rewrite.BF16Native(id.text) {
+		return
+	}
+	start, end := pairSpan(fp16)
+	fd := rewrite.Finding{Start: start, End: end,
+		Message: fmt.Sprintf("fp16: true on %s, a model trained in bf16: its activations pass fp16's range (65504) and overflow to inf and NaN, then loss 0; train in bf16 on GPUs that have it (Ampere and later), in fp32 on others", id.text)}
+	bf16, _ := m.get("bf16")
+	ds, _ := m.get("deepspeed")
+	switch {
+	case dup || bf16 != nil:
+		fd.Message += "; not fixed: bf16 is set too, or fp16 twice"
+	case ds != nil:
+		fd.Message += "; not fixed: the DeepSpeed config's fp16 block must change with it"
+	default:
+		if e, ok := renameKey(fp16, text, "bf16"); ok {
+			fd.Fix = &rewrite.Fix{Message: "fp16: true becomes bf16: true (GPUs with bf16 only)", Applicability: rewrite.Unsafe, Edits: []rewrite.Edit{e}}
+		}
+	}
+	p.report("LTF011", fd)
+}
+
 // eosTokens are end-of-sequence tokens of the common families.
 var eosTokens = map[string]bool{"<|end_of_text|>": true, "<|eot_id|>": true, "<|im_end|>": true, "</s>": true, "<|endoftext|>": true, "<eos>": true}
 
@@ -271,6 +307,7 @@ func (p *pass) trlConfig() {
 		}
 		p.report("LTF001", fd)
 	}
+	p.fp16OnBF16Native(m, "model_name_or_path")
 	p.attention(m, adapter)
 	p.trainingArguments(addsUnknown)
 	p.configDeepSpeed()

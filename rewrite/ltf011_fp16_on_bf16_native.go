@@ -58,6 +58,10 @@ overflow with it: train in fp32 there.`,
 // Gemma-2/3/4; gemma-2b is the first Gemma).
 var bf16NativeID = regexp.MustCompile(`(?i)qwen[-_]?(2|3)([^0-9]|$)|gemma[-_]?[234]([^0-9b.]|$)`)
 
+// BF16Native reports a model id of a family trained in bf16 (Qwen2/2.5/3,
+// Gemma-2/3/4), whose activations overflow fp16: LTF011 in launch configs.
+func BF16Native(id string) bool { return bf16NativeID.MatchString(id) }
+
 // bf16NativeClass: their classes (Qwen2ForCausalLM, Gemma3ForConditionalGeneration...).
 var bf16NativeClass = regexp.MustCompile(`^(Qwen[23]|Gemma[234])`)
 
