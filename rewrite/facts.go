@@ -198,21 +198,25 @@ func (f *Facts) addImport(stmt, aliasNode, from, nameNode, modNode *syntree.Node
 // plainDotted reports ASCII identifiers joined by dots, none of them a
 // keyword that can stand before a dot (None.x is not a name).
 func plainDotted(s []byte) bool {
-	for rest, more := s, true; more; {
-		var part []byte
-		part, rest, more = bytes.Cut(rest, []byte("."))
-		if len(part) == 0 || '0' <= part[0] && part[0] <= '9' {
-			return false
-		}
-		for _, b := range part {
-			if !isWordByte(b) {
+	// One pass over the bytes; each part is judged at the dot or the end
+	// that closes it.
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			if !isWordByte(s[i]) {
 				return false
 			}
+			continue
+		}
+		part := s[start:i]
+		if len(part) == 0 || '0' <= part[0] && part[0] <= '9' {
+			return false
 		}
 		switch string(part) {
 		case "None", "True", "False":
 			return false
 		}
+		start = i + 1
 	}
 	return true
 }

@@ -151,3 +151,46 @@ func TestQualIsResolved(t *testing.T) {
 		t.Fatalf("only %d calls, %d resolved to another name", calls, aliased)
 	}
 }
+
+// plainDotted, one pass over the bytes, judges every node text of every
+// fixture and the edge cases as a split at the dots does.
+func TestPlainDottedEqualsSplit(t *testing.T) {
+	split := func(s string) bool {
+		for _, part := range strings.Split(s, ".") {
+			if part == "" || '0' <= part[0] && part[0] <= '9' || part == "None" || part == "True" || part == "False" {
+				return false
+			}
+			for i := 0; i < len(part); i++ {
+				if !isWordByte(part[i]) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	texts := []string{"", ".", "a.", ".a", "a..b", "None", "None.x", "x.None", "Nonex.y", "1a", "a.1", "é", "a_b.c2", "True", "x.False.y", "a b", "a.b.c"}
+	for _, text := range fixtureTexts(t) {
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		walkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
+			texts = append(texts, n.Content(text))
+			return true
+		})
+		tree.Close()
+	}
+	plain := 0
+	for _, s := range texts {
+		want := split(s)
+		if got := plainDotted([]byte(s)); got != want {
+			t.Errorf("%.40q: plainDotted %v, split %v", s, got, want)
+		}
+		if want {
+			plain++
+		}
+	}
+	if plain < 1000 {
+		t.Fatalf("only %d plain names", plain)
+	}
+}

@@ -158,7 +158,14 @@ func readsIn(root *syntree.Node, from, to int) []*syntree.Node {
 		case "comment", "string":
 			return
 		}
-		for _, c := range n.NamedChildren() {
+		// The children in order: the first that ends past from is found
+		// by a binary search (the module has hundreds), and the walk stops
+		// at the first that starts at or after to.
+		kids := n.NamedChildren()
+		for _, c := range kids[sort.Search(len(kids), func(i int) bool { return int(kids[i].EndByte()) > from }):] {
+			if int(c.StartByte()) >= to {
+				break
+			}
 			walk(c)
 		}
 	}

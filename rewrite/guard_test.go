@@ -1,10 +1,12 @@
 package rewrite
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // insertingRule is a rule that inserts line after the first top-level
@@ -144,5 +146,58 @@ func TestBindingGuardChoosesAgainWithoutRunningTheRules(t *testing.T) {
 	}
 	if len(res.Findings) != 2 || res.Findings[0].Outcome != finding.OutcomeFixed || !strings.HasPrefix(res.Findings[1].Reason, GuardPrefix) {
 		t.Errorf("findings %v: want the added line fixed, the guard's refusal kept", res.Findings)
+	}
+}
+
+// readsIn, which finds the children over the range by a binary search,
+// lists what the walk of every child lists, on every fixture, for the
+// range of each line and of a few lines.
+func TestReadsInEqualsFullWalk(t *testing.T) {
+	var plain func(n *syntree.Node, from, to int, reads []*syntree.Node) []*syntree.Node
+	plain = func(n *syntree.Node, from, to int, reads []*syntree.Node) []*syntree.Node {
+		if int(n.EndByte()) <= from || int(n.StartByte()) >= to {
+			return reads
+		}
+		switch n.Type() {
+		case "identifier":
+			if int(n.StartByte()) >= from && isRead(n) {
+				reads = append(reads, n)
+			}
+			return reads
+		case "comment", "string":
+			return reads
+		}
+		for _, c := range n.NamedChildren() {
+			reads = plain(c, from, to, reads)
+		}
+		return reads
+	}
+	ranges, found := 0, 0
+	for _, text := range fixtureTexts(t) {
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := goTree(tree).Root()
+		starts := NewSource(text).lineStarts
+		for i, from := range starts {
+			for _, k := range []int{1, 3} {
+				to := len(text)
+				if i+k < len(starts) {
+					to = starts[i+k]
+				}
+				want := plain(root, from, to, nil)
+				got := readsIn(root, from, to)
+				if !slices.Equal(got, want) {
+					t.Errorf("[%d, %d) of %.40q: %d reads, the full walk %d", from, to, text, len(got), len(want))
+				}
+				ranges++
+				found += len(got)
+			}
+		}
+		tree.Close()
+	}
+	if ranges < 1000 || found < 1000 {
+		t.Fatalf("only %d ranges, %d reads compared", ranges, found)
 	}
 }
