@@ -53,7 +53,9 @@ var keys = map[string]string{
 	"LTF011": `- LLaMA-Factory, axolotl and TRL CLI YAML: fp16: true where the model
   (model_name_or_path, base_model) is Qwen2/2.5/3 or Gemma-2/3/4 becomes bf16: true,
   an unsafe fix (GPUs without bf16 cannot run it); not fixed beside a bf16 key or a
-  deepspeed config, whose fp16 block must change too.`,
+  deepspeed config, whose fp16 block must change too.
+- Shell launchers: --fp16 with --model_name_or_path of those families becomes
+  --bf16 (unsafe), unless --bf16 or --deepspeed is given too.`,
 	"LTF102": `- LLaMA-Factory and TRL CLI YAML: the keys warmup_ratio and evaluation_strategy
   become warmup_steps and eval_strategy; shell launchers: the options
   --warmup_ratio and --evaluation_strategy (as written, - or _). Only where the pins

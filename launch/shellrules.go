@@ -95,6 +95,7 @@ func (p *pass) shell() {
 		p.shellPrecision(c, r)
 		p.shellAttention(c, r)
 		p.shellArguments(c)
+		p.shellFP16(c)
 		p.crossFile(c)
 	}
 }
@@ -198,27 +199,59 @@ func (p *pass) shellArguments(c *command) {
 			Message: fmt.Sprintf("--%s was removed from TrainingArguments in transformers 5 and stops the run (%s); %s", ra.old, tv.Describe("transformers"), ra.why)}
 		if getFlag(c.flags, ra.repl) != nil {
 			fd.Message += fmt.Sprintf("; --%s is given too: keep one", ra.repl)
-		} else if f.node.Type() == "word" || f.node.Type() == "concatenation" {
-			// The name as written: --evaluation_strategy or --evaluation-strategy.
-			head := f.node
-			if head.Type() == "concatenation" {
-				head = head.NamedChild(0)
-			}
-			t := head.Content(text)
-			dashes := len(t) - len(strings.TrimLeft(t, "-"))
-			written := strings.TrimLeft(t, "-")
-			if i := strings.IndexByte(written, '='); i >= 0 {
-				written = written[:i]
-			}
-			repl := ra.repl
-			if strings.Contains(written, "-") {
-				repl = strings.ReplaceAll(repl, "_", "-")
-			}
-			at := int(head.StartByte()) + dashes
-			fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("--%s becomes --%s", ra.old, ra.repl), Edits: []rewrite.Edit{{Start: at, End: at + len(written), NewText: repl}}}
+		} else if e, ok := renameFlag(f, text, ra.repl); ok {
+			fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("--%s becomes --%s", ra.old, ra.repl), Edits: []rewrite.Edit{e}}
 		}
 		p.report("LTF102", fd)
 	}
+}
+
+// shellFP16 is LTF011 on a command line: --fp16 on a model trained in bf16
+// (by --model_name_or_path); --bf16 in its place is an unsafe fix, as in
+// the YAML configs (fp16OnBF16Native).
+func (p *pass) shellFP16(c *command) {
+	f := getFlag(c.flags, "fp16")
+	model := getFlag(c.flags, "model_name_or_path")
+	if f == nil || !flagTrue(f) || model == nil || model.value == nil || !model.value.known || !rewrite.BF16Native(model.value.text) {
+		return
+	}
+	fd := rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f),
+		Message: fmt.Sprintf("--fp16 on %s, a model trained in bf16: its activations pass fp16's range (65504) and overflow to inf and NaN, then loss 0; train in bf16 on GPUs that have it (Ampere and later), in fp32 on others", model.value.text)}
+	switch {
+	case getFlag(c.flags, "bf16") != nil:
+		fd.Message += "; not fixed: --bf16 is given too"
+	case getFlag(c.flags, "deepspeed") != nil:
+		fd.Message += "; not fixed: the DeepSpeed config's fp16 block must change with it"
+	default:
+		if e, ok := renameFlag(f, p.f.text, "bf16"); ok {
+			fd.Fix = &rewrite.Fix{Message: "--fp16 becomes --bf16 (GPUs with bf16 only)", Applicability: rewrite.Unsafe, Edits: []rewrite.Edit{e}}
+		}
+	}
+	p.report("LTF011", fd)
+}
+
+// renameFlag is the edit that renames flag f to --to, as written: dashes
+// or underscores between words, "=value" or a separate value kept.
+func renameFlag(f *flag, text []byte, to string) (rewrite.Edit, bool) {
+	head := f.node
+	switch head.Type() {
+	case "concatenation":
+		head = head.NamedChild(0)
+	case "word":
+	default:
+		return rewrite.Edit{}, false
+	}
+	t := head.Content(text)
+	dashes := len(t) - len(strings.TrimLeft(t, "-"))
+	written := strings.TrimLeft(t, "-")
+	if i := strings.IndexByte(written, '='); i >= 0 {
+		written = written[:i]
+	}
+	if strings.Contains(written, "-") {
+		to = strings.ReplaceAll(to, "_", "-")
+	}
+	at := int(head.StartByte()) + dashes
+	return rewrite.Edit{Start: at, End: at + len(written), NewText: to}, true
 }
 
 // flagEnd is where a flag and its value end on the command line.
