@@ -119,7 +119,7 @@ func runEagerAttention(p *Pass) {
 					Message: `training load with **kwargs: make sure it passes attn_implementation="eager" (the default SDPA picks cuDNN, whose backward gives NaN on left-padded rows)`})
 			default:
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args),
-					Message: `training load uses the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" (O(L^2) memory; --profile lean fences cuDNN instead)`,
+					Message: `training load uses the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" (O(L^2) memory; --profile lean fences cuDNN instead)` + remoteCodeCaveat(p.Facts, l),
 					Fix:     addingFix(`add attn_implementation="eager"`, listAddition(p.Src, l.Args, `attn_implementation="eager"`))})
 			}
 			continue
@@ -141,7 +141,7 @@ func runEagerAttention(p *Pass) {
 				what = fmt.Sprintf(`attn_implementation=%s (= "sdpa")`, v.Content(text))
 			}
 			p.Report(Finding{Start: start(v), End: end(v),
-				Message: what + ` picks cuDNN on Hopper, whose backward gives NaN on fully masked (left-padded) rows; train with "eager"`,
+				Message: what + ` picks cuDNN on Hopper, whose backward gives NaN on fully masked (left-padded) rows; train with "eager"` + remoteCodeCaveat(p.Facts, l),
 				Fix:     &Fix{Message: `attn_implementation="eager"`, Edits: edits}})
 		case fast != "":
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
@@ -153,6 +153,22 @@ func runEagerAttention(p *Pass) {
 			trlAttention(p, t)
 		}
 	})
+}
+
+// remoteCodeCaveat qualifies the eager fix of a load through remote code
+// (trust_remote_code=True) of a model the rules do not know to run on
+// transformers' own classes: modeling code written before
+// attn_implementation existed ignores it, so eager may change nothing.
+func remoteCodeCaveat(f *Facts, l *Load) string {
+	text := f.Src.Text
+	v := l.Arg("trust_remote_code", text)
+	if v == nil || v.Content(text) != "True" {
+		return ""
+	}
+	if fam := padFamilyOf(l); fam != padDynamic && fam != padOther {
+		return ""
+	}
+	return "; with trust_remote_code=True the model's own code may ignore attn_implementation (code older than transformers 4.36 does) and call SDPA itself: check it, or switch the cuDNN SDPA backend off before training (--select LTF007)"
 }
 
 // eagerInPlaceOfSDPA are the edits that make attn_implementation=v, whose
