@@ -189,10 +189,13 @@ func (f *Facts) occurrences(word string) []int {
 		}
 		at += i + 1
 		start := at - 1 - k // where the word would start
-		if start < 0 || start+len(word) > len(text) || string(text[start:start+len(word)]) != word {
+		// (The last byte first: most places of the rare byte are in other
+		// words, and one comparison tells.)
+		end := start + len(word)
+		if start < 0 || end > len(text) || text[end-1] != word[len(word)-1] || string(text[start:end]) != word {
 			continue
 		}
-		if (start == 0 || !isWordByte(text[start-1])) && (start+len(word) == len(text) || !isWordByte(text[start+len(word)])) {
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
 			out = append(out, start)
 		}
 	}
