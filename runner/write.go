@@ -64,7 +64,7 @@ type staged struct {
 	path, tmp, dir string
 	orig           []byte
 	info           os.FileInfo
-	batched        bool // its file system is synced with the batch's (fsBatch), not yet
+	batched        bool // not synced yet: the batch syncs its file system (fsBatch)
 }
 
 // stage writes data to a temporary file next to path with the original's
