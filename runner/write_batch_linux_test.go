@@ -46,10 +46,15 @@ func staging(t *testing.T, paths []string) map[string]string {
 			if !ok {
 				continue
 			}
+			// The replacement first: another writer may rename it over
+			// its target meanwhile, and the target then no longer holds
+			// the script.
+			text, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				continue
+			}
 			target := filepath.Join(dir, strings.TrimPrefix(base, "."))
-			cur, _ := os.ReadFile(target)
-			text, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-			if string(cur) == trainScript {
+			if cur, _ := os.ReadFile(target); string(cur) == trainScript {
 				staged[target] = string(text)
 			}
 		}
