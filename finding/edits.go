@@ -1,8 +1,9 @@
 package finding
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -55,11 +56,13 @@ func Conflicts(a, b *Fix) bool {
 // deepest indented first (see Conflicts).
 func InOrder(edits []Edit) []Edit {
 	es := append([]Edit(nil), edits...)
-	sort.SliceStable(es, func(i, j int) bool {
-		if es[i].Start != es[j].Start {
-			return es[i].Start < es[j].Start
+	// (slices' sort, not sort.SliceStable's: no reflection and no
+	// allocation, and the same order, both being stable.)
+	slices.SortStableFunc(es, func(a, b Edit) int {
+		if a.Start != b.Start {
+			return cmp.Compare(a.Start, b.Start)
 		}
-		return es[i].Start == es[i].End && es[j].Start != es[j].End
+		return cmp.Compare(replaces(a), replaces(b)) // an insertion first
 	})
 	for i := 0; i < len(es); {
 		j := i + 1
@@ -67,13 +70,21 @@ func InOrder(edits []Edit) []Edit {
 			j++
 		}
 		if run := es[i:j]; len(run) > 1 && run[0].End == run[0].Start && allWholeLines(run) {
-			sort.SliceStable(run, func(a, b int) bool {
-				return len(indentOf(run[a].NewText)) > len(indentOf(run[b].NewText))
+			slices.SortStableFunc(run, func(a, b Edit) int {
+				return cmp.Compare(len(indentOf(b.NewText)), len(indentOf(a.NewText))) // deepest first
 			})
 		}
 		i = j
 	}
 	return es
+}
+
+// replaces is 1 for an edit that replaces bytes, 0 for an insertion.
+func replaces(e Edit) int {
+	if e.Start == e.End {
+		return 0
+	}
+	return 1
 }
 
 // wholeLines reports text that inserts whole lines: it ends a line and

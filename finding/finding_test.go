@@ -1,7 +1,11 @@
 package finding
 
 import (
+	"math/rand/v2"
 	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -131,6 +135,59 @@ func TestInOrderPutsDeeperLinesFirst(t *testing.T) {
 	} {
 		if got := texts(InOrder(c.edits)); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// InOrder's order is the one sort.SliceStable gave with the rule's
+// comparisons (by start; an insertion before a replacement; whole lines
+// at one offset deepest first), on many mixed lists of edits.
+func TestInOrderEqualsSliceStable(t *testing.T) {
+	reference := func(edits []Edit) []Edit {
+		es := append([]Edit(nil), edits...)
+		sort.SliceStable(es, func(i, j int) bool {
+			if es[i].Start != es[j].Start {
+				return es[i].Start < es[j].Start
+			}
+			return es[i].Start == es[i].End && es[j].Start != es[j].End
+		})
+		for i := 0; i < len(es); {
+			j := i + 1
+			for j < len(es) && es[j].Start == es[i].Start && es[j].End == es[j].Start {
+				j++
+			}
+			if run := es[i:j]; len(run) > 1 && run[0].End == run[0].Start && allWholeLines(run) {
+				sort.SliceStable(run, func(a, b int) bool {
+					return len(indentOf(run[a].NewText)) > len(indentOf(run[b].NewText))
+				})
+			}
+			i = j
+		}
+		return es
+	}
+	texts := []string{"a\n", "    b\n", "        c\n", "  d\n", "# ", "x", "\n    y\n", ""}
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := range 2000 {
+		var edits []Edit
+		for k := range 1 + n%9 {
+			at := r.IntN(4)
+			// Each text marked with its place in the list (before its
+			// line break, so that whole lines stay whole), so that an
+			// order that is not the stable one shows.
+			text, mark := texts[r.IntN(len(texts))], strconv.Itoa(k)
+			if body, ok := strings.CutSuffix(text, "\n"); ok {
+				text = body + mark + "\n"
+			} else {
+				text += mark
+			}
+			e := Edit{Start: at, End: at, NewText: text}
+			if r.IntN(3) == 0 {
+				e.End = at + 1 + r.IntN(2)
+			}
+			edits = append(edits, e)
+		}
+		if got, want := InOrder(edits), reference(edits); !slices.Equal(got, want) {
+			t.Fatalf("%v: %v, sort.SliceStable %v", edits, got, want)
 		}
 	}
 }
