@@ -244,8 +244,11 @@ func (q *Query) planOf(lang *Language) *plan {
 				pl.kinds[p.id][sym] = name == p.kind
 			}
 		}
-		for _, c := range append(p.children, p.alts...) {
+		for _, c := range p.children {
 			add(c)
+		}
+		for _, a := range p.alts {
+			add(a)
 		}
 	}
 	for k, p := range q.patterns {
