@@ -384,5 +384,12 @@ func (p *pass) report(code string, fd rewrite.Finding) {
 	if fd.Fix != nil && fd.Fix.Applicability == "" {
 		fd.Fix.Applicability = rewrite.Safe
 	}
+	// Two commands that expand one array read the same option in it:
+	// one finding.
+	for _, had := range p.findings {
+		if had.Code == fd.Code && had.Start == fd.Start && had.End == fd.End && had.Message == fd.Message {
+			return
+		}
+	}
 	p.findings = append(p.findings, fd)
 }

@@ -30,6 +30,7 @@ type word struct {
 	known      bool
 	start, end int
 	variable   string // the variable the value comes from, "" for a literal
+	array      bool   // variable is an array the command expands (spliceArrays)
 	shared     bool   // the variable has other uses: an edit would change them too
 	assignment *sitter.Node
 }
@@ -60,10 +61,13 @@ type shell struct {
 	commands []*command
 	assigns  map[string][]*sitter.Node // variable name -> its assignments
 	uses     map[string]int            // variable name -> expansions of it
+	// fromArray names the array each element spliced into a command came
+	// from, by the element's start byte (see spliceArrays).
+	fromArray map[uint32]string
 }
 
 func readShell(root *sitter.Node, text []byte) *shell {
-	s := &shell{text: text, root: root, assigns: map[string][]*sitter.Node{}, uses: map[string]int{}}
+	s := &shell{text: text, root: root, assigns: map[string][]*sitter.Node{}, uses: map[string]int{}, fromArray: map[uint32]string{}}
 	var cmds []*sitter.Node
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {
@@ -74,7 +78,10 @@ func readShell(root *sitter.Node, text []byte) *shell {
 			}
 		case "simple_expansion", "expansion":
 			for _, c := range treewalk.NamedChildren(n) {
-				if c.Type() == "variable_name" {
+				if c.Type() == "subscript" {
+					c = c.ChildByFieldName("name") // ${ARGS[@]}
+				}
+				if c != nil && c.Type() == "variable_name" {
 					s.uses[c.Content(text)]++
 				}
 			}
@@ -111,6 +118,7 @@ func (s *shell) words(n *sitter.Node) []*sitter.Node {
 			ws = append(ws, c)
 		}
 	}
+	ws = s.spliceArrays(n, ws)
 	for len(ws) > 0 {
 		switch s.lit(ws[0]) {
 		case "nohup", "exec", "time":
@@ -125,6 +133,59 @@ func (s *shell) words(n *sitter.Node) []*sitter.Node {
 		}
 	}
 	return ws
+}
+
+// spliceArrays puts in place of each "${NAME[@]}" (or ${NAME[@]}, [*])
+// among the words of command n the elements of the array NAME, when NAME
+// is assigned once, before the command, to an array literal: options kept
+// in an array are read, and fixed in the array, as if written on the
+// command line.
+func (s *shell) spliceArrays(n *sitter.Node, ws []*sitter.Node) []*sitter.Node {
+	var out []*sitter.Node
+	for _, w := range ws {
+		name, ok := s.arrayExpansion(w)
+		as := s.assigns[name]
+		if !ok || len(as) != 1 || as[0].StartByte() > n.StartByte() {
+			out = append(out, w)
+			continue
+		}
+		v := as[0].ChildByFieldName("value")
+		if v == nil || v.Type() != "array" {
+			out = append(out, w)
+			continue
+		}
+		for _, e := range treewalk.NamedChildren(v) {
+			if e.Type() == "comment" {
+				continue
+			}
+			s.fromArray[e.StartByte()] = name
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// arrayExpansion names the array a word expands whole: "${NAME[@]}",
+// ${NAME[@]}, or the same with [*].
+func (s *shell) arrayExpansion(w *sitter.Node) (string, bool) {
+	if w.Type() == "string" && w.NamedChildCount() == 1 {
+		w = w.NamedChild(0)
+	}
+	if w.Type() != "expansion" || w.NamedChildCount() != 1 || w.ChildCount() != 3 {
+		return "", false
+	}
+	sub := w.NamedChild(0)
+	if sub.Type() != "subscript" {
+		return "", false
+	}
+	name, index := sub.ChildByFieldName("name"), sub.ChildByFieldName("index")
+	if name == nil || index == nil {
+		return "", false
+	}
+	if i := index.Content(s.text); i != "@" && i != "*" {
+		return "", false
+	}
+	return name.Content(s.text), true
 }
 
 // lit is a word's literal text, "" when it holds an expansion or escape.
@@ -221,11 +282,20 @@ func (s *shell) flags(ws []*sitter.Node) []*flag {
 		f := &flag{name: optionName(t), node: n}
 		if i+1 < len(ws) && !strings.HasPrefix(s.lit(ws[i+1]), "-") {
 			f.value = s.word(ws[i+1])
+			s.inArray(f.value)
 			i++
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// inArray marks a value spliced from an array (spliceArrays) that the
+// script expands elsewhere too: an edit of the array would change those.
+func (s *shell) inArray(w *word) {
+	if name, ok := s.fromArray[w.node.StartByte()]; ok && w.variable == "" {
+		w.variable, w.array, w.shared = name, true, s.uses[name] > 1
+	}
 }
 
 func optionName(t string) string {

@@ -76,8 +76,11 @@ func (p *pass) runOf(c *command) run {
 
 // where describes a word's value for a message: its variable and line.
 func (p *pass) where(w *word) string {
-	if w.variable == "" {
+	switch {
+	case w.variable == "":
 		return w.text
+	case w.array:
+		return fmt.Sprintf("%s (in the array %s, line %d)", w.text, w.variable, p.f.src.Position(w.start).Line)
 	}
 	return fmt.Sprintf("$%s (%s=%s, line %d)", w.variable, w.variable, w.text, p.f.src.Position(w.start).Line)
 }
@@ -179,7 +182,10 @@ func (p *pass) shellArguments(c *command) {
 	text := p.f.text
 	if f := getFlag(c.flags, "logging_nan_inf_filter"); f != nil && flagTrue(f) {
 		fd := rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f), Message: nanWhy}
-		if f.value != nil && !f.value.shared {
+		switch {
+		case f.value != nil && f.value.shared:
+			fd.Message += fmt.Sprintf("; not fixed: $%s has other uses", f.value.variable)
+		case f.value != nil:
 			if _, ok := boolean(f.value.text); ok {
 				fd.Fix = &rewrite.Fix{Message: "--logging_nan_inf_filter " + falseLike(f.value.text), Edits: []rewrite.Edit{setWord(f.value, falseLike(f.value.text))}}
 			}
