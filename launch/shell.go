@@ -31,6 +31,7 @@ type word struct {
 	start, end int
 	variable   string // the variable the value comes from, "" for a literal
 	array      bool   // variable is an array the command expands (spliceArrays)
+	fallback   bool   // the value is the default of ${variable:-value}: the environment can override it
 	shared     bool   // the variable has other uses: an edit would change them too
 	assignment *sitter.Node
 }
@@ -363,10 +364,15 @@ func (s *shell) word(n *sitter.Node) *word {
 }
 
 // variable resolves $VAR or ${VAR}: known when VAR is assigned exactly
-// once in the script, before the use, to a literal.
+// once in the script, before the use, to a literal, or to the default of
+// ${VAR:-literal}. ${VAR:-literal} itself reads as its default.
 func (s *shell) variable(n *sitter.Node, w *word) *word {
+	if def := s.fallback(n); def != nil {
+		def.node = n
+		return def
+	}
 	if n.NamedChildCount() != 1 || n.NamedChild(0).Type() != "variable_name" {
-		return w // ${VAR:-default}, ${#VAR}, ...
+		return w // ${#VAR}, ${VAR:+alt}, ...
 	}
 	if n.Type() == "expansion" && n.ChildCount() != 3 {
 		return w
@@ -381,11 +387,40 @@ func (s *shell) variable(n *sitter.Node, w *word) *word {
 		return w
 	}
 	val := s.word(v)
-	if !val.known || val.variable != "" {
+	uses := s.uses[name]
+	switch {
+	case !val.known:
+		return w
+	case val.fallback && val.variable == name:
+		uses-- // VAR=${VAR:-default} reads VAR once itself
+	case val.variable != "":
 		return w
 	}
 	val.node, val.variable, val.assignment = n, name, as[0]
-	val.shared = s.uses[name] > 1
+	val.shared = uses > 1
+	return val
+}
+
+// fallback reads ${VAR:-value} (or ${VAR-value}, ${VAR:=value}) as value,
+// the default the script chose, when value is a literal; nil otherwise.
+func (s *shell) fallback(n *sitter.Node) *word {
+	if n.Type() != "expansion" || n.ChildCount() != 5 || n.NamedChildCount() != 2 {
+		return nil
+	}
+	name, def := n.NamedChild(0), n.NamedChild(1)
+	if name.Type() != "variable_name" {
+		return nil
+	}
+	switch n.Child(2).Type() {
+	case ":-", "-", ":=", "=":
+	default:
+		return nil
+	}
+	val := s.word(def)
+	if !val.known || val.variable != "" {
+		return nil
+	}
+	val.variable, val.fallback = name.Content(s.text), true
 	return val
 }
 

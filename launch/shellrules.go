@@ -81,6 +81,8 @@ func (p *pass) where(w *word) string {
 		return w.text
 	case w.array:
 		return fmt.Sprintf("%s (in the array %s, line %d)", w.text, w.variable, p.f.src.Position(w.start).Line)
+	case w.fallback:
+		return fmt.Sprintf("%s (the default of $%s, line %d; the environment can override it)", w.text, w.variable, p.f.src.Position(w.start).Line)
 	}
 	return fmt.Sprintf("$%s (%s=%s, line %d)", w.variable, w.variable, w.text, p.f.src.Position(w.start).Line)
 }
