@@ -99,7 +99,10 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 	// Funcs, Calls and Assigns point into one array each: one allocation
 	// instead of one per function, call and assignment.
 	var funcs []Func
-	var callCaps, assignCaps [][3]*syntree.Node
+	// Room for about as many as a training script has (a call per 20
+	// nodes, an assignment per 40), so that most files never grow them.
+	callCaps := make([][3]*syntree.Node, 0, tree.Len()/16)
+	assignCaps := make([][3]*syntree.Node, 0, tree.Len()/32)
 	q.all.Each(tree, func(pattern int, c []*syntree.Node) {
 		switch queryFiles[q.file[pattern]] {
 		case "functions.scm":
