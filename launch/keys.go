@@ -40,7 +40,9 @@ var keys = map[string]string{
   true gets attn_implementation: eager (an unsafe fix: a script with its own
   argument dataclass rejects the key); packing / padding_free keep it (a warning).
 - Shell launchers: --attn_implementation sdpa becomes eager; --packing /
-  --padding_free keep it.`,
+  --padding_free keep it. llamafactory-cli train CONFIG flash_attn=auto|sdpa (an
+  override of the YAML) becomes flash_attn=disabled, unless the YAML has
+  use_unsloth: true.`,
 	"LTF004": `- axolotl YAML: special_tokens.pad_token equal to special_tokens.eos_token (or a
   known eos such as <|end_of_text|>, <|eot_id|>, <|im_end|>, </s>): a note, no edit:
   axolotl's collator pads labels by position.`,
@@ -49,7 +51,8 @@ var keys = map[string]string{
   fence, so the lean profile reports, and the fence goes in the training script.`,
 	"LTF009": `- LLaMA-Factory and TRL CLI YAML: logging_nan_inf_filter: true becomes false;
   absent, logging_nan_inf_filter: false is added (in TRL CLI YAML an unsafe fix).
-- Shell launchers: --logging_nan_inf_filter True becomes False.`,
+- Shell launchers: --logging_nan_inf_filter True becomes False, and the override
+  logging_nan_inf_filter=true after a llamafactory-cli train config becomes false.`,
 	"LTF011": `- LLaMA-Factory, axolotl and TRL CLI YAML: fp16: true where the model
   (model_name_or_path, base_model) is Qwen2/2.5/3 or Gemma-2/3/4 becomes bf16: true,
   an unsafe fix (GPUs without bf16 cannot run it); not fixed beside a bf16 key or a

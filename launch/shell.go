@@ -18,6 +18,9 @@ type command struct {
 	script   *word  // the Python script (python, torchrun, accelerate, deepspeed) or the config file (llamafactory-cli, axolotl); nil for trl
 	pre      []*flag
 	flags    []*flag
+	// overrides are the words after the config of llamafactory-cli
+	// train: key=value settings that override the YAML's.
+	overrides []*sitter.Node
 }
 
 // word is a shell word whose value a rule reads: a literal, or a variable
@@ -217,7 +220,7 @@ func (s *shell) command(n *sitter.Node) *command {
 	case (name == "llamafactory-cli" || name == "lmf") && len(rest) > 0 && s.lit(rest[0]) == "train":
 		c.launcher = "llamafactory-cli train"
 		if len(rest) > 1 {
-			c.script, c.flags = s.word(rest[1]), s.flags(rest[2:])
+			c.script, c.flags, c.overrides = s.word(rest[1]), s.flags(rest[2:]), rest[2:]
 		}
 		return c
 	case name == "axolotl" && len(rest) > 0 && s.lit(rest[0]) == "train":

@@ -93,6 +93,9 @@ var hfLaunchers = map[string]bool{"python": true, "torchrun": true, "accelerate 
 // shell: the training commands of a shell launcher.
 func (p *pass) shell() {
 	for _, c := range p.f.sh.commands {
+		if c.launcher == "llamafactory-cli train" {
+			p.llamaFactoryOverrides(c)
+		}
 		if !hfLaunchers[c.launcher] {
 			continue
 		}
@@ -211,6 +214,57 @@ func (p *pass) shellArguments(c *command) {
 			fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("--%s becomes --%s", ra.old, ra.repl), Edits: []rewrite.Edit{e}}
 		}
 		p.report("LTF102", fd)
+	}
+}
+
+// llamaFactoryOverrides: key=value words after the config of
+// llamafactory-cli train override the YAML's settings, so a YAML fixed
+// alone would be undone on this command line: flash_attn=auto|sdpa
+// (LTF002, fixed as in the YAML unless the YAML says use_unsloth: true)
+// and logging_nan_inf_filter=true (LTF009).
+func (p *pass) llamaFactoryOverrides(c *command) {
+	text := p.f.text
+	unsloth := false
+	name := ""
+	if c.script != nil && c.script.known {
+		name = c.script.text
+	}
+	if cfg := p.readConfig(name); cfg != nil {
+		if cfg.kind == LlamaFactory {
+			us, _ := cfg.top.get("use_unsloth")
+			unsloth = us.isTrue(cfg.text)
+		}
+		cfg.close()
+	}
+	for _, n := range c.overrides {
+		t := n.Content(text)
+		key, val, ok := strings.Cut(t, "=")
+		if n.Type() != "word" || !ok || strings.ContainsAny(t, `\$'"`) {
+			continue
+		}
+		start, end := int(n.StartByte()), int(n.EndByte())
+		at := start + len(key) + 1
+		switch key {
+		case "flash_attn":
+			if val != "auto" && val != "sdpa" {
+				continue
+			}
+			msg := fmt.Sprintf("flash_attn=%s on the command line overrides the config and trains through SDPA: %s", val, sdpaWhy)
+			fd := rewrite.Finding{Start: start, End: end, Message: msg + "; flash_attn=disabled is eager attention (O(L^2) memory, slower)"}
+			if unsloth {
+				fd.Severity = rewrite.SeverityWarning
+				fd.Message += "; not fixed: with use_unsloth: true unsloth loads the model and ignores the attention setting"
+			} else {
+				fd.Fix = &rewrite.Fix{Message: "flash_attn=disabled (eager attention)", Edits: []rewrite.Edit{{Start: at, End: end, NewText: "disabled"}}}
+			}
+			p.report("LTF002", fd)
+			p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
+		case "logging_nan_inf_filter":
+			if v, ok := boolean(val); ok && v {
+				p.report("LTF009", rewrite.Finding{Start: start, End: end, Message: nanWhy + " (this key=value overrides the config)",
+					Fix: &rewrite.Fix{Message: "logging_nan_inf_filter=" + falseLike(val), Edits: []rewrite.Edit{{Start: at, End: end, NewText: falseLike(val)}}}})
+			}
+		}
 	}
 }
 
