@@ -17,6 +17,10 @@ const sdpaWhy = "the default SDPA attention trains through cuDNN on Hopper, whos
 
 const fenceWhy = "the lean profile keeps SDPA and switches the cuDNN backend off with torch.backends.cuda.enable_cudnn_sdp(False) before training, and a config file has no setting for that: put it in the training script, or choose eager attention here (costs memory)"
 
+const bf16NativeWhy = "a model trained in bf16: its activations pass fp16's range (65504) and overflow to inf and NaN, then loss 0; train in bf16 on GPUs that have it (Ampere and later), in fp32 on others"
+
+const fp16BlockWhy = "; not fixed: the DeepSpeed config's fp16 block must change with it"
+
 const nanWhy = "the Trainer's NaN filter prints a NaN loss as a finite one and then 0.0: log it as nan"
 
 // lowDtypes are the dtype values that load half-precision weights.
@@ -255,14 +259,14 @@ func (p *pass) fp16OnBF16Native(m *mapping, modelKey string) {
 	}
 	start, end := pairSpan(fp16)
 	fd := rewrite.Finding{Start: start, End: end,
-		Message: fmt.Sprintf("fp16: true on %s, a model trained in bf16: its activations pass fp16's range (65504) and overflow to inf and NaN, then loss 0; train in bf16 on GPUs that have it (Ampere and later), in fp32 on others", id.text)}
+		Message: fmt.Sprintf("fp16: true on %s, %s", id.text, bf16NativeWhy)}
 	bf16, _ := m.get("bf16")
 	ds, _ := m.get("deepspeed")
 	switch {
 	case dup || bf16 != nil:
 		fd.Message += "; not fixed: bf16 is set too, or fp16 twice"
 	case ds != nil:
-		fd.Message += "; not fixed: the DeepSpeed config's fp16 block must change with it"
+		fd.Message += fp16BlockWhy
 	default:
 		if e, ok := renameKey(fp16, text, "bf16"); ok {
 			fd.Fix = &rewrite.Fix{Message: "fp16: true becomes bf16: true (GPUs with bf16 only)", Applicability: rewrite.Unsafe, Edits: []rewrite.Edit{e}}

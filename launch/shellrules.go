@@ -278,12 +278,12 @@ func (p *pass) shellFP16(c *command) {
 		return
 	}
 	fd := rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f),
-		Message: fmt.Sprintf("--fp16 on %s, a model trained in bf16: its activations pass fp16's range (65504) and overflow to inf and NaN, then loss 0; train in bf16 on GPUs that have it (Ampere and later), in fp32 on others", model.value.text)}
+		Message: fmt.Sprintf("--fp16 on %s, %s", model.value.text, bf16NativeWhy)}
 	switch {
 	case getFlag(c.flags, "bf16") != nil:
 		fd.Message += "; not fixed: --bf16 is given too"
 	case getFlag(c.flags, "deepspeed") != nil:
-		fd.Message += "; not fixed: the DeepSpeed config's fp16 block must change with it"
+		fd.Message += fp16BlockWhy
 	default:
 		if e, ok := renameFlag(f, p.f.text, "bf16"); ok {
 			fd.Fix = &rewrite.Fix{Message: "--fp16 becomes --bf16 (GPUs with bf16 only)", Applicability: rewrite.Unsafe, Edits: []rewrite.Edit{e}}

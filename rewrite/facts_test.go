@@ -92,17 +92,7 @@ func TestStringValueRefusesFStrings(t *testing.T) {
 // every fixture and for spaces past ASCII and broken UTF-8.
 func TestHasSpaceEqualsIsSpace(t *testing.T) {
 	texts := []string{"", " ", "a", "a b", "a\tb", "a\vb", "a\fb", "a\rb", "a\nb", "a\u0085b", "a\u00a0b", "é\u2028", "é", "\xff", "\xff ", "x\xc2", "model.config"}
-	for _, text := range fixtureTexts(t) {
-		tree, err := parse(text, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		walkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
-			texts = append(texts, n.Content(text))
-			return true
-		})
-		tree.Close()
-	}
+	texts = append(texts, fixtureNodeTexts(t)...)
 	spaced := 0
 	for _, s := range texts {
 		want := strings.IndexFunc(s, unicode.IsSpace) >= 0
@@ -122,20 +112,9 @@ func TestHasSpaceEqualsIsSpace(t *testing.T) {
 // rules read it instead of resolving again: on every fixture it is what
 // Resolve gives after buildFacts.
 func TestQualIsResolved(t *testing.T) {
-	q, err := loadQueries()
-	if err != nil {
-		t.Fatal(err)
-	}
 	calls, aliased := 0, 0
 	for _, text := range fixtureTexts(t, []byte("c = th.compile(m)\nimport torch as th\n")) {
-		tree, err := parse(text, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pt := goTree(tree)
-		src := NewSource(text)
-		src.root = pt.Root()
-		f := buildFacts(src, pt, q)
+		f := fileOf(t, string(text))
 		for _, c := range f.Calls {
 			calls++
 			if want := f.Resolve(c.Dotted); c.Qual != want {
@@ -145,7 +124,6 @@ func TestQualIsResolved(t *testing.T) {
 				aliased++
 			}
 		}
-		tree.Close()
 	}
 	if calls < 1000 || aliased < 100 {
 		t.Fatalf("only %d calls, %d resolved to another name", calls, aliased)
@@ -169,17 +147,7 @@ func TestPlainDottedEqualsSplit(t *testing.T) {
 		return true
 	}
 	texts := []string{"", ".", "a.", ".a", "a..b", "None", "None.x", "x.None", "Nonex.y", "1a", "a.1", "é", "a_b.c2", "True", "x.False.y", "a b", "a.b.c"}
-	for _, text := range fixtureTexts(t) {
-		tree, err := parse(text, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		walkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
-			texts = append(texts, n.Content(text))
-			return true
-		})
-		tree.Close()
-	}
+	texts = append(texts, fixtureNodeTexts(t)...)
 	plain := 0
 	for _, s := range texts {
 		want := split(s)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // fixtureTexts are the texts of the golden fixtures' inputs (every
@@ -22,6 +24,25 @@ func fixtureTexts(t testing.TB, extra ...[]byte) [][]byte {
 			t.Fatal(err)
 		}
 		texts = append(texts, b)
+	}
+	return texts
+}
+
+// fixtureNodeTexts is the text of every node of every fixture, for tests
+// that compare a shortcut on strings with the plain way.
+func fixtureNodeTexts(t testing.TB) []string {
+	t.Helper()
+	var texts []string
+	for _, text := range fixtureTexts(t) {
+		tree, err := parse(text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		walkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
+			texts = append(texts, n.Content(text))
+			return true
+		})
+		tree.Close()
 	}
 	return texts
 }

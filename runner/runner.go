@@ -227,7 +227,7 @@ func (r *replacement) done(dir string, err error) string {
 func writeBatch(ctx context.Context, ws []write, files []*finding.FileResult, dirs []string) {
 	batch := newFSBatch()
 	defer batch.close()
-	staged := make([]*staged, len(ws))
+	pending := make([]*staged, len(ws)) // by write; nil where none was staged
 	for k, w := range ws {
 		if ctx.Err() != nil {
 			files[w.i] = nil
@@ -238,10 +238,10 @@ func writeBatch(ctx context.Context, ws []write, files []*finding.FileResult, di
 			w.done("", err)
 			continue
 		}
-		staged[k] = s
+		pending[k] = s
 	}
 	batch.sync()
-	for k, s := range staged {
+	for k, s := range pending {
 		if s == nil {
 			continue
 		}
