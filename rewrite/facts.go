@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -19,9 +20,9 @@ type Facts struct {
 	// Assigns holds every assignment, chained ones once per target.
 	Assigns []*Assign
 	Funcs   []*Func
-	// imports maps a local name to what it stands for: "th" -> "torch",
-	// "AMC" -> "transformers.AutoModelForCausalLM".
-	imports map[string]string
+	// Names is the file's import table (the semantic model's): "th" ->
+	// "torch", "AMC" -> "transformers.AutoModelForCausalLM".
+	Names semantic.Imports
 	// importStmts are the top-level import statements, in order.
 	importStmts  []*syntree.Node
 	module       *Func
@@ -42,17 +43,24 @@ type Call struct {
 	Args   *syntree.Node
 	Dotted string // the callee as written, "tf.AutoModelForCausalLM.from_pretrained"
 	Qual   string // with import aliases resolved, "transformers.AutoModelForCausalLM.from_pretrained"
-	Method string // the last name, "from_pretrained"
+	// Method is the last name of Qual, not of Dotted: after `from peft
+	// import get_peft_model as wrap`, wrap(...) has Method "get_peft_model".
+	Method string
+	Roles  semantic.Role // what the callee is (semantic.Of(Qual))
 	Func   *Func
 }
 
-// Object is the callee before its last name: "model" for model.half(), ""
-// for a bare half().
+// Is reports whether the callee has the role r.
+func (c *Call) Is(r semantic.Role) bool { return c.Roles.Has(r) }
+
+// Object is the callee as written before its last name: "model" for
+// model.half(), "" for a bare half().
 func (c *Call) Object() string {
-	if len(c.Dotted) <= len(c.Method) {
+	i := strings.LastIndexByte(c.Dotted, '.')
+	if i < 0 {
 		return ""
 	}
-	return c.Dotted[:len(c.Dotted)-len(c.Method)-1]
+	return c.Dotted[:i]
 }
 
 // Assign is one assignment "target = value".
@@ -80,7 +88,7 @@ type Func struct {
 
 func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 	root := tree.Root()
-	f := &Facts{Src: src, Root: root, imports: map[string]string{}, module: &Func{Name: "<module>"}}
+	f := &Facts{Src: src, Root: root, module: &Func{Name: "<module>"}}
 	text := src.Text
 	// The captures by id, looked up once (a match binds nil where it has
 	// no such capture).
@@ -141,8 +149,9 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 		if dotted == "" {
 			continue
 		}
-		calls = append(calls, Call{Node: call, Args: args, Dotted: dotted, Qual: f.Resolve(dotted), Func: f.scopeOf(call),
-			Method: dotted[strings.LastIndexByte(dotted, '.')+1:]})
+		qual := f.Resolve(dotted)
+		calls = append(calls, Call{Node: call, Args: args, Dotted: dotted, Qual: qual, Func: f.scopeOf(call),
+			Method: semantic.Last(qual), Roles: semantic.Of(qual)})
 		f.Calls = append(f.Calls, &calls[len(calls)-1])
 	}
 
@@ -185,7 +194,7 @@ func (f *Facts) addImport(stmt, aliasNode, from, nameNode, modNode *syntree.Node
 		if alias == "" {
 			alias = name
 		}
-		f.imports[alias] = from.Content(text) + "." + name
+		f.Names.Bind(alias, from.Content(text)+"."+name)
 		return
 	}
 	mod := modNode.Content(text)
@@ -194,7 +203,7 @@ func (f *Facts) addImport(stmt, aliasNode, from, nameNode, modNode *syntree.Node
 		alias = strings.SplitN(mod, ".", 2)[0]
 		mod = alias
 	}
-	f.imports[alias] = mod
+	f.Names.Bind(alias, mod)
 }
 
 // plainDotted reports ASCII identifiers joined by dots, none of them a
@@ -273,29 +282,13 @@ func hasSpace(s string) bool {
 	return false
 }
 
-// Resolve replaces the first name of a dotted name by what it was imported as.
-func (f *Facts) Resolve(dotted string) string {
-	head, rest, _ := strings.Cut(dotted, ".")
-	if q, ok := f.imports[head]; ok {
-		if rest == "" {
-			return q
-		}
-		return q + "." + rest
-	}
-	return dotted
-}
+// Resolve replaces the first name of a dotted name by what it was imported
+// as (semantic.Imports.Resolve).
+func (f *Facts) Resolve(dotted string) string { return f.Names.Resolve(dotted) }
 
 // Alias returns the local name bound to a module ("torch" -> "th"), and
 // whether the file imports it at all.
-func (f *Facts) Alias(module string) (string, bool) {
-	best := ""
-	for local, q := range f.imports {
-		if q == module && (best == "" || local == module || (best != module && local < best)) {
-			best = local
-		}
-	}
-	return best, best != ""
-}
+func (f *Facts) Alias(module string) (string, bool) { return f.Names.Local(module) }
 
 func (f *Facts) scopeOf(n *syntree.Node) *Func {
 	start, end := n.StartByte(), n.EndByte()
@@ -317,14 +310,12 @@ func (f *Facts) scopeOf(n *syntree.Node) *Func {
 
 // IsTrainerCall is Trainer(...), SFTTrainer(...), transformers.Trainer(...)
 // and any other class whose name ends in Trainer.
-func (c *Call) IsTrainerCall() bool {
-	return strings.HasSuffix(c.Method, "Trainer")
-}
+func (c *Call) IsTrainerCall() bool { return c.Is(semantic.Trainer) }
 
 func (f *Facts) markScopes() {
 	for _, c := range f.Calls {
 		switch {
-		case c.IsTrainerCall(), c.Method == "get_peft_model", c.Method == "prepare_model_for_kbit_training",
+		case c.IsTrainerCall(), c.Is(semantic.AdapterWrap) && c.Method != "add_adapter", c.Is(semantic.KbitPrepare),
 			c.Method == "backward", c.Method == "train" && c.Args.NamedChildCount() == 0 && strings.Contains(c.Dotted, "."),
 			c.Method == "step" && strings.Contains(strings.ToLower(c.Dotted), "optim"):
 			c.Func.Training = true

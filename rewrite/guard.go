@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -216,7 +217,7 @@ func (f *Facts) wrongKind(n *syntree.Node) string {
 			if idLike.MatchString(last) {
 				return "a model id (" + name + ", line " + fmt.Sprint(f.Src.Position(start(v)).Line) + ")"
 			}
-			if q := f.Resolve(name); q != name && modelClass.MatchString(last) {
+			if q := f.Resolve(name); q != name && semantic.ModelClass(last) {
 				return "a class (" + name + ")"
 			}
 		}

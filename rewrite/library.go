@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -195,54 +196,6 @@ func (f *Facts) amp() string {
 
 // Model sizes (DOMAIN.md §1: fp32 masters are 4 bytes a parameter).
 
-var (
-	// sizeInID: "-8B", "_70b", "-0.5B", "/7b1" (bloom-7b1: 7.1B),
-	// "-135M", between separators; "A3B" (active parameters) is not.
-	sizeInID = regexp.MustCompile(`(?i)(?:^|[-_/.])(\d+(?:\.\d+)?)([bm])(\d)?(?:$|[-_/.])`)
-	// moeInID: "8x7B", "8x22B" (experts x size).
-	moeInID = regexp.MustCompile(`(?i)(?:^|[-_/.])(\d+)x(\d+(?:\.\d+)?)b(?:$|[-_/.])`)
-)
-
-// moeSizes are the total parameters of mixtures whose experts share
-// layers (Mixtral-8x7B is 46.7B, not 56B), in billions.
-var moeSizes = map[string]float64{"8x7": 46.7, "8x22": 141}
-
-// sizeByName are ids that name no size, in billions.
-var sizeByName = map[string]float64{"gpt2": 0.124, "gpt2-medium": 0.355, "gpt2-large": 0.774, "gpt2-xl": 1.5, "phi-2": 2.7, "phi-1_5": 1.4}
-
-// modelParams reads a model's size in billions of parameters from its id
-// (meta-llama/Llama-3.1-70B: 70; mistralai/Mixtral-8x7B-v0.1: 46.7).
-func modelParams(id string) (float64, bool) {
-	name := strings.ToLower(id[strings.LastIndexByte(id, '/')+1:])
-	if b, ok := sizeByName[name]; ok {
-		return b, true
-	}
-	if m := moeInID.FindStringSubmatch(name); m != nil {
-		if b, ok := moeSizes[m[1]+"x"+m[2]]; ok {
-			return b, true
-		}
-		n, _ := strconv.ParseFloat(m[1], 64)
-		s, _ := strconv.ParseFloat(m[2], 64)
-		return n * s, true // an upper bound: experts may share layers
-	}
-	m := sizeInID.FindStringSubmatch(name)
-	if m == nil {
-		return 0, false
-	}
-	num := m[1]
-	if m[3] != "" && !strings.Contains(num, ".") {
-		num += "." + m[3] // 7b1
-	}
-	b, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return 0, false
-	}
-	if strings.EqualFold(m[2], "m") {
-		b /= 1000
-	}
-	return b, true
-}
-
 // tooBigForOneGPU is the size from which fp32 masters (4 bytes a
 // parameter, before activations and optimizer state) outgrow one 80 GB
 // GPU.
@@ -254,7 +207,7 @@ func sizeOf(id string, known bool) (billions float64, label string, ok bool) {
 	if !known {
 		return 0, "", false
 	}
-	b, ok := modelParams(id)
+	b, ok := semantic.Params(id)
 	if !ok {
 		return 0, "", false
 	}
@@ -352,8 +305,8 @@ func (f *Facts) placer(l *Load) string {
 		if a.Value.Type() != "call" {
 			continue
 		}
-		switch callee := lastName(dottedName(a.Value.ChildByFieldName("function"), text)); {
-		case adapterCalls[callee]:
+		switch callee := f.Resolve(dottedName(a.Value.ChildByFieldName("function"), text)); {
+		case semantic.Of(callee).Has(semantic.AdapterWrap):
 			models[a.Text] = true
 		case strings.HasSuffix(callee, "Accelerator"):
 			accelerators[a.Text] = true
@@ -374,7 +327,7 @@ func (f *Facts) placer(l *Load) string {
 			return "", true
 		}
 		inner := obj.ChildByFieldName("function")
-		if inner == nil || !adapterCalls[lastName(dottedName(inner, text))] {
+		if inner == nil || !semantic.Of(f.Resolve(dottedName(inner, text))).Has(semantic.AdapterWrap) {
 			return "", false
 		}
 		// get_peft_model(<the load or its variable>, ...).to(device)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -28,8 +29,6 @@ type Load struct {
 	kwargs         kwargs
 }
 
-var modelClass = regexp.MustCompile(`^(AutoModel\w*|AutoPeftModel\w*|\w+For[A-Z]\w*|\w*Model)$`)
-
 // ModelLoads lists the model loads of the file in source order, each with
 // whether it flows into training.
 func (f *Facts) ModelLoads() []*Load {
@@ -51,7 +50,7 @@ func (f *Facts) findLoads() []*Load {
 			continue
 		}
 		class := parts[len(parts)-2]
-		if !modelClass.MatchString(class) && !f.modelSubclass(class) || class == "PeftModel" || strings.Contains(class, "Tokenizer") {
+		if !semantic.ModelClass(class) && !f.modelSubclass(class) || class == "PeftModel" || strings.Contains(class, "Tokenizer") {
 			continue
 		}
 		l := &Load{Call: c, Stmt: Statement(c.Node)}
@@ -224,7 +223,7 @@ func (f *Facts) modelSubclass(class string) bool {
 		for _, sup := range supers.NamedChildren() {
 			base := dottedName(sup, text)
 			base = base[strings.LastIndexByte(base, '.')+1:]
-			if modelClass.MatchString(base) || base != class && f.modelSubclass(base) {
+			if semantic.ModelClass(base) || base != class && f.modelSubclass(base) {
 				return true
 			}
 		}

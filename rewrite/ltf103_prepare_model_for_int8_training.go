@@ -91,7 +91,7 @@ func runPrepareModelForInt8Training(p *Pass) {
 				exact = false // a second positional: output_embedding_layer_name
 			}
 		}
-		if c.Method != int8Name {
+		if lastName(c.Dotted) != int8Name {
 			continue // called through an alias: the import rename covers it
 		}
 		callee := c.Node.ChildByFieldName("function")

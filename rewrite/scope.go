@@ -1,8 +1,9 @@
 package rewrite
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // The scope of edits (issue 11): the training rules fix scripts that
@@ -12,11 +13,6 @@ import (
 // device_map=None) can be wrong there, and library code serves callers the
 // tool cannot see.
 
-// adapterCalls are the calls that make a model an adapter's base: peft's
-// get_peft_model (unsloth's FastLanguageModel.get_peft_model too), peft's
-// injection and transformers' own PEFT integration (model.add_adapter).
-var adapterCalls = map[string]bool{"get_peft_model": true, "inject_adapter_in_model": true, "add_adapter": true}
-
 // trainsAdapter reports an adapter in the file: an adapter call, a trainer
 // given peft_config= (TRL wraps the model itself), or an adapter
 // checkpoint loaded with is_trainable=True.
@@ -24,32 +20,16 @@ func (f *Facts) trainsAdapter() bool {
 	text := f.Src.Text
 	for _, c := range f.Calls {
 		switch {
-		case adapterCalls[c.Method]:
+		case c.Is(semantic.AdapterWrap):
 			return true
 		case c.IsTrainerCall():
 			if v := KeywordValue(c.Args, "peft_config", text); v != nil && v.Content(text) != "None" {
 				return true
 			}
-		case c.Method == "from_pretrained" && strings.Contains(c.Dotted, "Peft"):
+		case c.Is(semantic.AdapterCheckpoint):
 			if v := KeywordValue(c.Args, "is_trainable", text); v != nil && v.Content(text) == "True" {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-// optimizerClass names the optimizers a training script builds itself
-// (torch.optim.AdamW, bitsandbytes' AdamW8bit, AnyPrecisionAdamW, SGD...):
-// the loop that steps them may live in a helper module.
-var optimizerClass = regexp.MustCompile(`^\w*(Adam\w*|SGD|Adafactor|Lion\w*|RMSprop|Adagrad)$`)
-
-// isOptimizerClass is optimizerClass.MatchString, with the regexp run only
-// on names that hold one of its words (it ran for every call of a file).
-func isOptimizerClass(name string) bool {
-	for _, w := range []string{"Adam", "SGD", "Adafactor", "Lion", "RMSprop", "Adagrad"} {
-		if strings.Contains(name, w) {
-			return optimizerClass.MatchString(name)
 		}
 	}
 	return false
@@ -66,7 +46,9 @@ func (f *Facts) hasTrainingEntry() bool {
 		return true
 	}
 	for _, c := range f.Calls {
-		if c.IsTrainerCall() || c.Method == "backward" || isOptimizerClass(c.Method) ||
+		// An optimizer built here: the loop that steps it may live in a
+		// helper module.
+		if c.IsTrainerCall() || c.Method == "backward" || c.Is(semantic.Optimizer) ||
 			c.Method == "train" && c.Args.NamedChildCount() == 0 && strings.Contains(c.Dotted, ".") ||
 			c.Method == "step" && strings.Contains(strings.ToLower(c.Dotted), "optim") {
 			return true

@@ -2,9 +2,8 @@ package rewrite
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -20,33 +19,13 @@ type trlLoad struct {
 	packing    bool // packing=True or padding_free=True: flash attention needed
 }
 
-// trlKinds are TRL's trainer and config families: SFTTrainer, SFTConfig...
-var trlKinds = []string{"SFT", "DPO", "KTO", "ORPO", "CPO", "GRPO", "Reward", "PPO"}
-
-// isTRLTrainer reports a method name ending in a TRL trainer's
-// (CustomSFTTrainer too).
-func isTRLTrainer(method string) bool {
-	kind, ok := strings.CutSuffix(method, "Trainer")
-	if !ok {
-		return false
-	}
-	for _, k := range trlKinds {
-		if strings.HasSuffix(kind, k) {
-			return true
-		}
-	}
-	return false
-}
+// isTRLTrainer reports a callee name of a TRL trainer (CustomSFTTrainer
+// too): semantic.TRLTrainer.
+func isTRLTrainer(name string) bool { return semantic.Of(name).Has(semantic.TRLTrainer) }
 
 // isTrainingArgsClass reports a name of training arguments: any
 // *TrainingArguments, or a TRL config (SFTConfig, DPOConfig...).
-func isTrainingArgsClass(name string) bool {
-	if strings.HasSuffix(name, "TrainingArguments") {
-		return true
-	}
-	kind, ok := strings.CutSuffix(name, "Config")
-	return ok && slices.Contains(trlKinds, kind)
-}
+func isTrainingArgsClass(name string) bool { return semantic.Of(name).Has(semantic.TrainingArgs) }
 
 // trlStringModels calls fn for every TRL trainer given a model name.
 func trlStringModels(p *Pass, fn func(*trlLoad)) {
