@@ -31,6 +31,7 @@ type Facts struct {
 	useEvals     int                     // trainingUse's evaluations, for a test that they stay few
 	flows        map[flowKey]*flowResult // the flow of names, per scope and name (flow.go)
 	editScope    *string                 // notEditedBecause, once decided
+	dead         *[][2]uint32            // Dead's spans, once found
 	byMethod     map[string][]*Call      // Calls by their last name, on first use
 	gemma2Named  *bool                   // namesGemma2, once decided
 	seen         map[string][]int        // where each first name of a flow's key occurs (flow.go)
@@ -285,6 +286,15 @@ func hasSpace(s string) bool {
 // Resolve replaces the first name of a dotted name by what it was imported
 // as (semantic.Imports.Resolve).
 func (f *Facts) Resolve(dotted string) string { return f.Names.Resolve(dotted) }
+
+// CalleeOf is the callee of a call node with the file's imports resolved
+// ("" for a callee that is no name).
+func (f *Facts) CalleeOf(call *syntree.Node) string {
+	if call == nil || call.Type() != "call" {
+		return ""
+	}
+	return f.Resolve(dottedName(call.ChildByFieldName("function"), f.Src.Text))
+}
 
 // Alias returns the local name bound to a module ("torch" -> "th"), and
 // whether the file imports it at all.

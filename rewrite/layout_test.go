@@ -42,7 +42,7 @@ func TestLaidOut(t *testing.T) {
 // for the next pass, so that the comment stays on its item's line.
 func TestLineLocalEditLeavesTheListToAnAddition(t *testing.T) {
 	head := "from transformers import TrainingArguments, Trainer\n\ndef main(model, data):\n    args = TrainingArguments(\n        output_dir=\"out\",\n        bf16=True,\n"
-	tail := "    Trainer(model=model, args=args, train_dataset=data).train()\n"
+	tail := "    Trainer(model=get_peft_model(model, lora), args=args, train_dataset=data).train()\n"
 	for _, c := range []struct {
 		name, last, want string
 		passes           int

@@ -37,24 +37,42 @@ func (f *Facts) unslothLoad(l *Load) bool {
 // hyphen after the name and run on transformers' own code.
 var qwen1ID = regexp.MustCompile(`(?i)(^|/)qwen-`)
 
-// qwen1RemoteCode reports a Qwen-1 load through its remote code, which
-// chooses its own attention (use_flash_attn in its config) and ignores
-// attn_implementation.
-func (f *Facts) qwen1RemoteCode(l *Load) bool {
-	if !l.IDKnown || !qwen1ID.MatchString(l.ModelID) {
-		return false
-	}
+// chatglmID: ChatGLM2/3 checkpoints, whose remote code computes attention
+// itself.
+var chatglmID = regexp.MustCompile(`(?i)(^|/)chatglm`)
+
+// remoteCodeID is the id of a load through remote code
+// (trust_remote_code=True): the literal id, or the default of the option
+// that names it, or "".
+func (f *Facts) remoteCodeID(l *Load) string {
 	v := l.Arg("trust_remote_code", f.Src.Text)
-	return v != nil && v.Content(f.Src.Text) == "True"
+	if v == nil || v.Content(f.Src.Text) != "True" {
+		return ""
+	}
+	if l.IDKnown {
+		return l.ModelID
+	}
+	return l.DefaultID
 }
+
+// qwen1RemoteCode reports a Qwen-1 load through its remote code, which
+// chooses its own attention (use_flash_attn in its config), ignores
+// attn_implementation, and picks bf16 itself unless config.fp32 is set.
+func (f *Facts) qwen1RemoteCode(l *Load) bool { return qwen1ID.MatchString(f.remoteCodeID(l)) }
 
 // ignoresAttention says why a loader ignores attn_implementation, or "".
 func (f *Facts) ignoresAttention(l *Load) string {
+	id := f.remoteCodeID(l)
+	if id != "" && !l.IDKnown {
+		id += " (the default of its option)"
+	}
 	switch {
 	case f.unslothLoad(l):
 		return fmt.Sprintf("unsloth's %s drops attn_implementation and picks its own attention kernels", l.Dotted)
 	case f.qwen1RemoteCode(l):
-		return fmt.Sprintf("%s runs its own remote code (trust_remote_code=True), which ignores attn_implementation and chooses its attention through use_flash_attn in its config", l.ModelID)
+		return fmt.Sprintf("%s runs its own remote code (trust_remote_code=True), which ignores attn_implementation and chooses its attention through use_flash_attn in its config", id)
+	case chatglmID.MatchString(f.remoteCodeID(l)):
+		return fmt.Sprintf("%s runs its own remote code (trust_remote_code=True), which computes attention itself and ignores attn_implementation (before transformers 4.36 the keyword is a TypeError)", id)
 	}
 	return ""
 }
@@ -387,4 +405,15 @@ func (f *Facts) ddpWrapper() string {
 		}
 	}
 	return ""
+}
+
+// setsConfigFP32 reports a file that sets some config's fp32 = True (what
+// Qwen-1's remote code reads).
+func (f *Facts) setsConfigFP32() bool {
+	for _, a := range f.Assigns {
+		if strings.HasSuffix(a.Text, ".fp32") && a.Value.Type() == "true" {
+			return true
+		}
+	}
+	return false
 }

@@ -26,7 +26,16 @@ type Load struct {
 	Target         string        // what the result is assigned to, "model"
 	ModelID        string        // the literal model id, when known
 	IDKnown        bool
-	kwargs         kwargs
+	// DefaultID: where the id comes from the command line, its default
+	// (argparse, a dataclass field): the model of a run given no options.
+	// Family knowledge reads it for warnings, never for an edit.
+	DefaultID string
+	// Kind: the architecture the class and id tell (semantic.KindOf).
+	Kind semantic.Kind
+	// Adapter: the value reaches an adapter on its way to training; a
+	// training load without one is a full fine-tune, reported, not edited.
+	Adapter bool
+	kwargs  kwargs
 }
 
 // ModelLoads lists the model loads of the file in source order, each with
@@ -53,10 +62,16 @@ func (f *Facts) findLoads() []*Load {
 		if !semantic.ModelClass(class) && !f.modelSubclass(class) || class == "PeftModel" || strings.Contains(class, "Tokenizer") {
 			continue
 		}
+		if f.Dead(int(c.Node.StartByte())) {
+			continue
+		}
 		l := &Load{Call: c, Stmt: Statement(c.Node)}
 		l.Target = assignedTo(c.Node, text)
 		l.sinks = f.traceLoad(c.Node)
 		l.Use, l.Why = verdict(l.sinks)
+		for _, s := range l.sinks {
+			l.Adapter = l.Adapter || s.adapter
+		}
 		trains := f.TrainingUse(c.Func) != NotTraining || c.Func == f.module && f.HasTraining()
 		if l.Use == Unseen && !trains {
 			l.Use = NotTraining // nothing trains here: no edit was ever due
@@ -65,8 +80,11 @@ func (f *Facts) findLoads() []*Load {
 			// An adapter checkpoint: training only with is_trainable=True.
 			if v := KeywordValue(c.Args, "is_trainable", text); v == nil || v.Content(text) != "True" {
 				l.Use, l.Why = NotTraining, "an adapter checkpoint loaded without is_trainable=True"
-			} else if l.Use == Unseen {
-				l.Use, l.Why = Training, "an adapter checkpoint loaded with is_trainable=True"
+			} else {
+				l.Adapter = true // the load builds base and trainable adapter at once
+				if l.Use == Unseen {
+					l.Use, l.Why = Training, "an adapter checkpoint loaded with is_trainable=True"
+				}
 			}
 		}
 		if l.Use != Training && l.Target != "" && auxName.MatchString(l.Target) {
@@ -74,8 +92,16 @@ func (f *Facts) findLoads() []*Load {
 		}
 		l.kwargs = f.resolveKwargs(c)
 		if c.Method == "from_pretrained" {
-			l.ModelID, l.IDKnown = f.ValueOf(firstArg(c.Args, "pretrained_model_name_or_path", text))
+			arg := firstArg(c.Args, "pretrained_model_name_or_path", text)
+			l.ModelID, l.IDKnown = f.ValueOf(arg)
+			if !l.IDKnown {
+				l.ModelID, l.IDKnown = f.classAttribute(arg)
+			}
+			if !l.IDKnown {
+				l.DefaultID = f.optionDefaultString(arg)
+			}
 		}
+		l.Kind = semantic.KindOf(class, l.ModelID)
 		l.Quantized, l.MaybeQuantized = f.quantized(l)
 		out = append(out, l)
 	}
@@ -95,6 +121,23 @@ func (l *Load) UndecidedMessage(advice string) string {
 	return fmt.Sprintf("the flow cannot see whether this load is trained (%s): %s", l.Why, advice)
 }
 
+// noDecoderTrained reports a file whose loads that may train are all
+// encoders or seq2seq models (BERT, T5): the causal-LM rules (padding
+// side, pad token, KV cache, attention) have nothing to say there.
+func (f *Facts) noDecoderTrained() bool {
+	seen := false
+	for _, l := range f.ModelLoads() {
+		if l.Use == NotTraining {
+			continue
+		}
+		if l.Kind.Decoder() {
+			return false
+		}
+		seen = true
+	}
+	return seen
+}
+
 // TrainingLoads are the loads that flow into training only.
 func (f *Facts) TrainingLoads() []*Load {
 	var out []*Load
@@ -112,8 +155,12 @@ func isWordByte(b byte) bool {
 
 var quantKeywords = []string{"quantization_config", "load_in_4bit", "load_in_8bit"}
 
-// quantized reports a quantized load: a quantization config or a
-// load_in_4bit/8bit flag that is not a literal False. Mxfp4Config with
+// quantized reports a quantized load on every path (always) or on some
+// paths only (sometimes), from its quantization_config, load_in_4bit and
+// load_in_8bit on each path: None or False is a plain load (USE_4BIT =
+// False in the file), a BitsAndBytesConfig whose bits come from a run-time
+// flag, a value that is None unless a flag is given, or a keyword added to
+// the kwargs under an if, quantize on some paths. Mxfp4Config with
 // dequantize=True loads plain weights: not quantized training.
 func (f *Facts) quantized(l *Load) (always, sometimes bool) {
 	text := f.Src.Text
@@ -122,24 +169,87 @@ func (f *Facts) quantized(l *Load) (always, sometimes bool) {
 	}
 	for _, k := range quantKeywords {
 		v := l.Arg(k, text)
-		if v == nil || v.Content(text) == "False" || v.Content(text) == "None" {
+		if v == nil {
 			continue
 		}
-		if cfg := f.SoleValue(v); cfg != nil && cfg.Type() == "call" {
-			callee := dottedName(cfg.ChildByFieldName("function"), text)
-			if strings.HasSuffix(callee, "Mxfp4Config") {
-				if d := KeywordValue(cfg.ChildByFieldName("arguments"), "dequantize", text); d != nil && d.Content(text) == "True" {
-					continue
-				}
+		vals, ok := f.Values(v)
+		if v.Type() == "conditional_expression" {
+			if kids := namedNoComments(v); len(kids) == 3 {
+				vals, ok = []*syntree.Node{kids[0], kids[2]}, true // X if opt else None
 			}
 		}
-		if KeywordValue(l.Args, k, text) == nil && l.kwargs.conditional[k] {
-			sometimes = true
-			continue
+		plain, quant := 0, 0
+		for _, x := range vals {
+			switch f.quantizes(x) {
+			case quantNever:
+				plain++
+			case quantAlways:
+				quant++
+			default:
+				sometimes = true
+			}
 		}
-		return true, false
+		switch {
+		case !ok || len(vals) == 0:
+			sometimes = true // a value the flow cannot see
+		case plain > 0 && quant > 0:
+			sometimes = true
+		case quant > 0 && KeywordValue(l.Args, k, text) == nil && l.kwargs.conditional[k]:
+			sometimes = true
+		case quant > 0 && !sometimes:
+			return true, false
+		}
 	}
 	return false, sometimes
+}
+
+type quantKind int
+
+const (
+	quantNever quantKind = iota
+	quantAlways
+	quantMaybe
+)
+
+// quantizes judges one value of a quantization argument.
+func (f *Facts) quantizes(x *syntree.Node) quantKind {
+	text := f.Src.Text
+	switch x.Type() {
+	case "none", "false":
+		return quantNever
+	case "true":
+		return quantAlways
+	case "call":
+		args := x.ChildByFieldName("arguments")
+		callee := f.CalleeOf(x)
+		if strings.HasSuffix(callee, "Mxfp4Config") {
+			if d := KeywordValue(args, "dequantize", text); d != nil && d.Content(text) == "True" {
+				return quantNever
+			}
+			return quantAlways
+		}
+		if !strings.HasSuffix(callee, "BitsAndBytesConfig") {
+			return quantAlways
+		}
+		// BitsAndBytesConfig(load_in_4bit=args.bits == 4, ...): the bits
+		// decide; a config with neither bit set True quantizes nothing.
+		kind := quantNever
+		for _, bit := range []string{"load_in_4bit", "load_in_8bit"} {
+			b := KeywordValue(args, bit, text)
+			switch {
+			case b == nil:
+			case f.always(b, "true"):
+				return quantAlways
+			case !f.always(b, "false"):
+				kind = quantMaybe
+			}
+		}
+		if kind == quantNever && HasSplat(args) {
+			return quantAlways // bits hidden in **kwargs: as before, quantized
+		}
+		return kind
+	}
+	return quantAlways
 }
 
 // preQuantizedID reports a checkpoint published already quantized
@@ -229,4 +339,73 @@ func (f *Facts) modelSubclass(class string) bool {
 		}
 	}
 	return false
+}
+
+// classAttribute is the string a class attribute of this file holds when
+// read on the class itself (Settings.model_name, with model_name: str =
+// "google/gemma-2-2b" in class Settings): a constant, as the class is not
+// an instance a parser filled.
+func (f *Facts) classAttribute(n *syntree.Node) (string, bool) {
+	text := f.Src.Text
+	if n == nil || n.Type() != "attribute" {
+		return "", false
+	}
+	obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
+	if obj == nil || attr == nil || obj.Type() != "identifier" {
+		return "", false
+	}
+	class := f.classNamed(obj.Content(text))
+	if class == nil {
+		return "", false
+	}
+	body := class.ChildByFieldName("body")
+	found := ""
+	ok := false
+	for _, st := range body.NamedChildren() {
+		if st.Type() != "expression_statement" || st.NamedChildCount() != 1 {
+			continue
+		}
+		a := st.NamedChild(0)
+		if a.Type() != "assignment" {
+			continue
+		}
+		if l := a.ChildByFieldName("left"); l == nil || l.Content(text) != attr.Content(text) {
+			continue
+		}
+		v := a.ChildByFieldName("right")
+		if v != nil && semantic.Last(f.CalleeOf(v)) == "field" {
+			v = KeywordValue(v.ChildByFieldName("arguments"), "default", text)
+		}
+		found, ok = StringValue(v, text) // the last assignment in the body wins
+	}
+	return found, ok
+}
+
+// classNamed is the top-level class definition of that name, or nil.
+func (f *Facts) classNamed(name string) *syntree.Node {
+	text := f.Src.Text
+	for _, n := range f.Root.NamedChildren() {
+		if n.Type() == "decorated_definition" {
+			n = n.ChildByFieldName("definition")
+		}
+		if n != nil && n.Type() == "class_definition" && n.ChildByFieldName("name").Content(text) == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// optionDefaultString is the default of the command-line option an
+// expression reads (args.model_name_or_path with --model_name_or_path
+// defaulting to "Qwen/Qwen-7B"), when it is a plain string; else "".
+func (f *Facts) optionDefaultString(n *syntree.Node) string {
+	if n == nil || n.Type() != "attribute" {
+		return ""
+	}
+	o := f.option(n.ChildByFieldName("attribute").Content(f.Src.Text))
+	if o == nil {
+		return ""
+	}
+	s, _ := StringValue(o.def, f.Src.Text)
+	return s
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -73,7 +74,7 @@ sequence 512 (30.9 vs 18.8 GiB), and 0.73x with 1.95x at 2048 (114.9 vs
 	Run: runFP32MasterWeights,
 }
 
-const fp32Cost = "costs 4 bytes a parameter (8B model: ~32 GB of weights; measured peak 1.6-2.3x the bf16 run, 11-17% slower)"
+const fp32Cost = "costs 4 bytes a parameter (measured peak 1.6-2.3x the bf16 run, 11-17% slower)"
 
 func runFP32MasterWeights(p *Pass) {
 	f, text := p.Facts, p.Src.Text
@@ -102,6 +103,13 @@ func runFP32MasterWeights(p *Pass) {
 			}
 			continue
 		}
+		if f.qwen1RemoteCode(l) {
+			if v == nil || lowPrecision(f, v) != "float32" || !f.setsConfigFP32() {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+					Message: "Qwen-1's remote code picks bf16 by itself unless config.bf16, config.fp16 or config.fp32 is set, whatever the dtype keyword says: for float32 masters load the config, set config.fp32 = True and pass config="})
+			}
+			continue
+		}
 		if f.unslothLoad(l) {
 			if v == nil || lowPrecision(f, v) != "float32" {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
@@ -112,7 +120,7 @@ func runFP32MasterWeights(p *Pass) {
 		if l.MaybeQuantized {
 			if v == nil || lowPrecision(f, v) != "float32" {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-					Message: "the load is quantized on some paths only (quantization_config added under a condition): load float32 on the non-quantized path, keep the quantized path's dtype"})
+					Message: "the load is quantized on some paths only: load float32 on the non-quantized path, keep the quantized path's dtype"})
 			}
 			continue
 		}
@@ -136,6 +144,15 @@ func runFP32MasterWeights(p *Pass) {
 	trlStringModels(p, func(t *trlLoad) { trlDtype(p, t) })
 }
 
+// checkpointNote names the dtype of the checkpoint an id names, where the
+// id tells it (" (bf16 for Qwen/Qwen2.5-0.5B)"), else "".
+func checkpointNote(id string, known bool) string {
+	if d := semantic.CheckpointDtype(id); known && d != "" {
+		return fmt.Sprintf(" (%s for %s)", d, id)
+	}
+	return ""
+}
+
 // missingDtype adds an explicit float32 where transformers' default is the
 // checkpoint's dtype (5.x, or no pin found).
 func missingDtype(p *Pass, l *Load) {
@@ -144,17 +161,20 @@ func missingDtype(p *Pass, l *Load) {
 	if tv.Below(5, 0) {
 		return // 4.x loads float32 by default
 	}
+	if l.IDKnown && semantic.CheckpointDtype(l.ModelID) == "fp32" {
+		return // "auto" loads an fp32 checkpoint in fp32 (BERT, T5)
+	}
 	if l.Opaque() {
 		p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-			Message: "training load with **kwargs and no visible dtype: make sure it loads float32 (the default is \"auto\", bf16 for Llama-3, from transformers 5)"})
+			Message: fmt.Sprintf("training load with **kwargs and no visible dtype: make sure it loads float32 (the default is \"auto\", the checkpoint's dtype%s, from transformers 5)", checkpointNote(l.ModelID, l.IDKnown))})
 		return
 	}
 	kw := f.dtypeKeyword(tv)
 	name, imp := f.torchName("float32")
 	add := listAddition(p.Src, l.Args, kw+"="+name)
 	fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-		Message: fmt.Sprintf("training load without a dtype loads the checkpoint's dtype (bf16 for Llama-3) under transformers >= 5 (assumed: %s); load float32 masters, %s; %s",
-			tv.Describe("transformers"), computeNote(f), fp32CostOf(l.ModelID, l.IDKnown))}
+		Message: fmt.Sprintf("training load without a dtype loads the checkpoint's dtype%s under transformers >= 5 (assumed: %s); load float32 masters, %s; %s",
+			checkpointNote(l.ModelID, l.IDKnown), tv.Describe("transformers"), computeNote(f), fp32CostOf(l.ModelID, l.IDKnown))}
 	fd.Fix = addingFix(fmt.Sprintf("add %s=%s", kw, name), add, imp...)
 	reportFP32(p, l, fd)
 }
@@ -346,7 +366,13 @@ func trlDtype(p *Pass, t *trlLoad) {
 	}
 	where := start(t.trainer.Node)
 	if v != nil {
-		if k := lowPrecision(f, v); k != "bfloat16" && k != "float16" && k != "auto" {
+		k := lowPrecision(f, v)
+		if k == "" && v.Type() != "string" && !t.quantized(f) {
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				Message: fmt.Sprintf("TRL builds %s from model_init_kwargs with the dtype %s, decided at run time: make sure it is float32 for training (%s)", t.name(), f.runtimeSource(v, t.trainer.Func), computeNote(f))})
+			return
+		}
+		if k != "bfloat16" && k != "float16" && k != "auto" {
 			return
 		}
 		where = start(v)
@@ -357,7 +383,7 @@ func trlDtype(p *Pass, t *trlLoad) {
 		return // QLoRA: the frozen base keeps its dtype (DOMAIN 4)
 	}
 	msg := fmt.Sprintf("TRL loads %s itself in %s; pass float32 masters in model_init_kwargs (%s); %s (assumed: %s)",
-		t.modelID, map[bool]string{true: "the dtype given", false: "the checkpoint's dtype (bf16 for Llama-3) when none is given before TRL 0.27"}[v != nil], computeNote(f), fp32CostOf(t.modelID, true), p.Versions.TRL.Describe("trl"))
+		t.name(), map[bool]string{true: "the dtype given", false: "the checkpoint's dtype" + checkpointNote(t.modelID, t.idKnown) + " when none is given before TRL 0.27"}[v != nil], computeNote(f), fp32CostOf(t.modelID, t.idKnown), p.Versions.TRL.Describe("trl"))
 	fd := Finding{Start: where, End: where, Message: msg}
 	if t.jsonString {
 		fd.Severity = SeverityWarning

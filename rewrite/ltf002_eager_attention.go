@@ -67,8 +67,8 @@ func runEagerAttention(p *Pass) {
 	packing := packingInFile(p.Facts)
 	noAttn := noAttnKeyword(p.Versions.Transformers)
 	for _, l := range p.Facts.ModelLoads() {
-		if l.Use == NotTraining {
-			continue
+		if l.Use == NotTraining || !l.Kind.Decoder() {
+			continue // encoders pad on the right: no fully masked row
 		}
 		if kind, _ := p.Facts.gemmaOf(l); kind == gemma2Sure && p.Runs(gemma2EagerAttention.Code) && !p.Facts.unslothLoad(l) {
 			continue // LTF010 gives it eager, with Gemma-2's reasons
@@ -235,15 +235,21 @@ func trlAttention(p *Pass, t *trlLoad) {
 		return
 	}
 	if v != nil {
-		if s, ok := StringValue(v, text); !ok || s != "sdpa" {
+		s, ok := StringValue(v, text)
+		if !ok && v.Type() != "string" {
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				Message: fmt.Sprintf(`TRL builds %s from model_init_kwargs with the attention %s, decided at run time: SDPA's cuDNN backward gives NaN on fully masked rows; train with "eager"`, t.name(), p.Facts.runtimeSource(v, t.trainer.Func))})
+			return
+		}
+		if !ok || s != "sdpa" {
 			return
 		}
 	}
 	fd := Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node),
-		Message: fmt.Sprintf(`TRL loads %s with the default SDPA attention, whose cuDNN backward gives NaN on fully masked rows; pass attn_implementation="eager" in model_init_kwargs`, t.modelID)}
+		Message: fmt.Sprintf(`TRL loads %s with the default SDPA attention, whose cuDNN backward gives NaN on fully masked rows; pass attn_implementation="eager" in model_init_kwargs`, t.name())}
 	if noAttn := noAttnKeyword(p.Versions.Transformers); noAttn != "" {
 		fd.Severity = SeverityWarning
-		fd.Message = fmt.Sprintf(`TRL loads %s; %s: switch the cuDNN SDPA backend off instead (--select LTF007)`, t.modelID, noAttn)
+		fd.Message = fmt.Sprintf(`TRL loads %s; %s: switch the cuDNN SDPA backend off instead (--select LTF007)`, t.name(), noAttn)
 		p.Report(fd)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -228,7 +229,7 @@ type padStmt struct {
 
 func runDedicatedPadToken(p *Pass) {
 	f, text := p.Facts, p.Src.Text
-	if frameworkManagedPad(p) {
+	if frameworkManagedPad(p) || f.noDecoderTrained() {
 		return
 	}
 	var load *Load
@@ -242,7 +243,7 @@ func runDedicatedPadToken(p *Pass) {
 		// A model TRL loads by name, with no tokenizer given: TRL's own.
 		trlStringModels(p, func(t *trlLoad) {
 			if !p.Facts.hasTokenizer() {
-				trlLoadsTokenizer(p, t.modelID)
+				trlLoadsTokenizer(p, t.name())
 			}
 		})
 		return
@@ -265,6 +266,18 @@ func runDedicatedPadToken(p *Pass) {
 		case fam.llama3() && !trlLoadsTokenizer(p, load.ModelID):
 			p.Report(Finding{Start: start(load.Node), End: end(load.Args), Severity: SeverityWarning,
 				Message: "Llama-3 has no pad token (id 0 is \"!\"); this file creates no tokenizer: give it a dedicated pad before get_peft_model and set model.config.pad_token_id"})
+		}
+		return
+	}
+	if strings.HasSuffix(semantic.Last(strings.TrimSuffix(f.CalleeOf(tok.Call), ".from_pretrained")), "Processor") {
+		// A processor holds its tokenizer (processor.tokenizer), whose pad
+		// the processor's own config sets (Llama-3.2-Vision's pads with
+		// <|finetune_right_pad_id|>); a processor need not have pad_token.
+		for _, a := range f.Assigns {
+			if a.Text == tok.Name+".pad_token" || a.Text == tok.Name+".pad_token_id" {
+				p.Report(Finding{Start: start(a.Node), End: end(a.Node), Severity: SeverityWarning,
+					Message: fmt.Sprintf("%s is a processor: its tokenizer's pad is %s.tokenizer.pad_token; set a pad distinct from eos there (and model.config.pad_token_id from it), not on the processor", tok.Name, tok.Name)})
+			}
 		}
 		return
 	}
@@ -724,7 +737,7 @@ func sortPads(pads []*padStmt) {
 // hasTokenizer reports a tokenizer load anywhere in the file.
 func (f *Facts) hasTokenizer() bool {
 	for _, c := range f.Calls {
-		if isTokenizerLoad(c.Node, f.Src.Text) {
+		if f.isTokenizerLoad(c.Node) {
 			return true
 		}
 	}

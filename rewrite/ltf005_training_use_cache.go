@@ -3,6 +3,8 @@ package rewrite
 import (
 	"fmt"
 	"strings"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 var trainingUseCache = &Rule{
@@ -55,7 +57,30 @@ func runTrainingUseCache(p *Pass) {
 	// it in every branch, never after the whole statement (where another
 	// branch left the name unbound, or holding the model id).
 	for _, l := range f.TrainingLoads() {
-		if l.Target == "" || f.cacheOff(l) {
+		if l.Target == "" || !l.Kind.Decoder() {
+			continue
+		}
+		if writes := f.cacheWrites(l); len(writes) > 0 {
+			// The script sets the cache itself: the writes that can be the
+			// last before training are the sites that win; those that leave
+			// it on are set to False where they are (a line added above them
+			// would be undone).
+			for _, w := range lastCacheWrites(f, writes) {
+				p.Report(Finding{Start: start(w.Node), End: end(w.Node),
+					Message: fmt.Sprintf("%s = %s leaves the KV cache on for training on some path: set it False (%s%s)", w.Text, strings.Join(strings.Fields(w.Value.Content(p.Src.Text)), " "), p.Versions.Transformers.Describe("transformers"), later),
+					Fix:     &Fix{Message: "use_cache = False", Edits: []Edit{{Start: start(w.Value), End: end(w.Value), NewText: "False"}}}})
+			}
+			continue
+		}
+		if f.cacheOffAtLoad(l) || f.forwardsWithoutCache(l) {
+			continue
+		}
+		if v := l.Arg("use_cache", p.Src.Text); v != nil && !l.Opaque() {
+			// use_cache=... at the load (or in its kwargs dict, which other
+			// paths may share): the value itself is the site.
+			p.Report(Finding{Start: start(v), End: end(v),
+				Message: fmt.Sprintf("use_cache=%s leaves the KV cache on for training on some path: pass False (%s%s)", strings.Join(strings.Fields(v.Content(p.Src.Text)), " "), p.Versions.Transformers.Describe("transformers"), later),
+				Fix:     &Fix{Message: "use_cache=False", Edits: []Edit{{Start: start(v), End: end(v), NewText: "False"}}}})
 			continue
 		}
 		fd := Finding{Start: start(l.Node), End: end(l.Args),
@@ -65,36 +90,153 @@ func runTrainingUseCache(p *Pass) {
 		}
 		p.Report(fd)
 	}
+	// A model TRL builds from a name with "use_cache": True in its
+	// model_init_kwargs: the entry itself is the site that wins.
+	trlStringModels(p, func(t *trlLoad) {
+		if v := t.entries["use_cache"]; v != nil && v.Type() == "true" {
+			p.Report(Finding{Start: start(v), End: end(v),
+				Message: fmt.Sprintf("TRL builds %s with use_cache=True from model_init_kwargs: the KV cache is for generation; turn it off for training (%s)", t.name(), p.Versions.Transformers.Describe("transformers")),
+				Fix:     &Fix{Message: "use_cache False", Edits: []Edit{{Start: start(v), End: end(v), NewText: "False"}}}})
+		}
+	})
 }
 
-// cacheOff reports a training load whose model already has the cache off:
-// use_cache=False passed to the load, or x.config.use_cache = False where
-// x is the load's name in its scope, or a name bound from it
-// (model = get_peft_model(base, ...) then model.config.use_cache = False).
-func (f *Facts) cacheOff(l *Load) bool {
+// cacheOffAtLoad reports use_cache=False passed to the load.
+func (f *Facts) cacheOffAtLoad(l *Load) bool {
+	v := l.Arg("use_cache", f.Src.Text)
+	return v != nil && f.always(v, "false")
+}
+
+// forwardsWithoutCache reports a file whose training forwards all pass
+// use_cache=False (model(**batch, use_cache=False) in a loop that runs
+// backward()): the cache is never on while it trains.
+func (f *Facts) forwardsWithoutCache(l *Load) bool {
 	text := f.Src.Text
-	if v := l.Arg("use_cache", text); v != nil && v.Content(text) == "False" {
+	off := map[string]bool{} // callee -> every call of it passes use_cache=False
+	for _, c := range f.Calls {
+		if !c.Func.Training || strings.Contains(c.Dotted, ".") && !strings.HasPrefix(c.Dotted, "self.") {
+			continue // a forward is a call of the model object itself
+		}
+		v := KeywordValue(c.Args, "use_cache", text)
+		isOff := v != nil && f.always(v, "false")
+		if was, seen := off[c.Dotted]; seen {
+			off[c.Dotted] = was && isOff
+		} else if isOff || f.bindsFromLoad(c.Dotted, l) {
+			off[c.Dotted] = isOff
+		}
+	}
+	n := 0
+	for _, ok := range off {
+		if !ok {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// bindsFromLoad reports a name assigned from the load or from an adapter
+// call on it, in the load's scope.
+func (f *Facts) bindsFromLoad(name string, l *Load) bool {
+	if name == l.Target {
 		return true
 	}
 	for _, a := range f.Assigns {
-		obj, ok := strings.CutSuffix(a.Text, ".config.use_cache")
-		if !ok || a.Value.Content(text) != "False" {
-			continue
-		}
-		// An attribute (self.model) is matched by name in its function; a
-		// plain name by its reaching definitions below, so that the line of
-		// one branch does not count for the load of another.
-		if obj == l.Target && a.Func == l.Func && strings.Contains(obj, ".") {
+		if a.Text == name && a.Func == l.Func && semantic.Of(f.CalleeOf(a.Value)).Has(semantic.AdapterWrap) {
 			return true
 		}
-		root := a.Target
-		for root.Type() == "attribute" {
-			root = root.ChildByFieldName("object")
+	}
+	return false
+}
+
+// cacheWrites are the statements, in source order, that set the cache of a
+// training load's model before training starts, outside dead code:
+// cfg.use_cache = v on the config the load is given (config=cfg), and
+// x.config.use_cache = v where x holds the model (its name in its scope, a
+// name bound from it, or from a call of the function that loads it).
+func (f *Facts) cacheWrites(l *Load) []*Assign {
+	text := f.Src.Text
+	cfg := ""
+	if v := l.Arg("config", text); v != nil && v.Type() == "identifier" {
+		cfg = v.Content(text)
+	}
+	var out []*Assign
+	for _, a := range f.Assigns {
+		if f.Dead(int(a.Node.StartByte())) {
+			continue
 		}
-		for _, d := range f.ReachingAt(root).Defs {
-			if d.Value != nil && (within(l.Node, d.Value) || len(identifiers(d.Value, l.Target, text)) > 0) {
-				return true
+		if cfg != "" && a.Text == cfg+".use_cache" && a.Func == l.Func && a.Node.EndByte() <= l.Node.StartByte() {
+			out = append(out, a)
+			continue
+		}
+		obj, ok := strings.CutSuffix(a.Text, ".config.use_cache")
+		if !ok || !f.holdsModel(l, obj, a) {
+			continue
+		}
+		if f.trainedBefore(obj, a) {
+			continue // after training: for generation
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// holdsModel reports whether obj, written in a, is the model of load l.
+func (f *Facts) holdsModel(l *Load, obj string, a *Assign) bool {
+	text := f.Src.Text
+	// An attribute (self.model) is matched by name in its function; a
+	// plain name by its reaching definitions, so that the line of one
+	// branch does not count for the load of another.
+	if obj == l.Target && a.Func == l.Func && strings.Contains(obj, ".") {
+		return true
+	}
+	root := a.Target
+	for root.Type() == "attribute" {
+		root = root.ChildByFieldName("object")
+	}
+	for _, d := range f.ReachingAt(root).Defs {
+		if d.Value == nil {
+			continue
+		}
+		if within(l.Node, d.Value) || len(identifiers(d.Value, l.Target, text)) > 0 {
+			return true
+		}
+		if fn := f.localFunc(d.Value); fn != nil && fn == l.Func {
+			return true // model = build(...), the function that loads it
+		}
+	}
+	return false
+}
+
+// lastCacheWrites are the writes that leave the cache on and that no later
+// write turns off on every path (a later False in the same block or one
+// that holds it).
+func lastCacheWrites(f *Facts, writes []*Assign) []*Assign {
+	var out []*Assign
+	for i, w := range writes {
+		if f.always(w.Value, "false") {
+			continue
+		}
+		overridden := false
+		for _, later := range writes[i+1:] {
+			if stmt := Statement(later.Node); stmt != nil && f.always(later.Value, "false") && within(w.Node, stmt.Parent()) {
+				overridden = true
 			}
+		}
+		if !overridden {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// trainedBefore reports a .train() of the model obj, or of a trainer,
+// earlier in a's scope: a write after it serves generation.
+func (f *Facts) trainedBefore(obj string, a *Assign) bool {
+	for _, c := range f.Calls {
+		if c.Func == a.Func && c.Method == "train" && c.Node.EndByte() <= a.Node.StartByte() &&
+			(c.Object() == obj || strings.Contains(strings.ToLower(c.Object()), "trainer")) {
+			return true
 		}
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -231,7 +232,7 @@ func (f *Facts) isModelVar(c *Call) bool {
 		}
 	}
 	for _, a := range f.Assigns {
-		if a.Text == obj && a.Value.Type() == "call" && strings.HasSuffix(dottedName(a.Value.ChildByFieldName("function"), f.Src.Text), "get_peft_model") {
+		if a.Text == obj && semantic.Of(f.CalleeOf(a.Value)).Has(semantic.AdapterWrap) {
 			return true
 		}
 	}
@@ -328,7 +329,7 @@ func flagOnByDefault(f *Facts, n *syntree.Node, fn *Func) bool {
 	for _, a := range f.Assigns {
 		if a.Text == attr && insideClass(a.Node) {
 			v := a.Value
-			if v.Type() == "call" && dottedName(v.ChildByFieldName("function"), text) == "field" {
+			if semantic.Last(f.CalleeOf(v)) == "field" {
 				v = KeywordValue(v.ChildByFieldName("arguments"), "default", text)
 			}
 			return v != nil && v.Content(text) == "True"

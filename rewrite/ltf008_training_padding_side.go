@@ -52,6 +52,9 @@ None.`,
 
 func runTrainingPaddingSide(p *Pass) {
 	f, text := p.Facts, p.Src.Text
+	if f.noDecoderTrained() {
+		return
+	}
 	for _, a := range f.Assigns {
 		if !strings.HasSuffix(a.Text, ".padding_side") || f.TrainingUse(a.Func) != Training {
 			continue

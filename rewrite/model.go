@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -30,6 +31,9 @@ type sink struct {
 	use Use           // Training, NotTraining (inference, merge, export, frozen), Shared, Unseen
 	why string        // for messages: "passed to get_peft_model at line 12"
 	at  *syntree.Node // the call that consumes the value (nil for a return)
+	// adapter: the sink trains an adapter on the value (get_peft_model, a
+	// trainer given peft_config=, an adapter loaded with is_trainable=True).
+	adapter bool
 }
 
 // verdict decides a load's Use from the sinks its value reaches: any
@@ -83,6 +87,12 @@ func (t *tracer) line(n *syntree.Node) int { return t.f.Src.Position(start(n)).L
 
 func (t *tracer) hit(use Use, n *syntree.Node, format string, args ...any) {
 	t.sinks = append(t.sinks, sink{use: use, why: fmt.Sprintf(format, args...) + fmt.Sprintf(" at line %d", t.line(n)), at: n})
+}
+
+// adapterHit is a training sink that puts an adapter on the value.
+func (t *tracer) adapterHit(n *syntree.Node, format string, args ...any) {
+	t.hit(Training, n, format, args...)
+	t.sinks[len(t.sinks)-1].adapter = true
 }
 
 // from follows the value of n: all of it (index -1, tag ""), element index
@@ -356,6 +366,9 @@ func (t *tracer) method(attr *syntree.Node, rets []*syntree.Node) {
 		if args := realArgs(call.ChildByFieldName("arguments")); len(args) == 0 || args[0].Content(text) == "True" {
 			t.hit(Training, call, "put in training mode by .train()")
 		}
+	case "add_adapter":
+		t.adapterHit(call, "given an adapter by add_adapter()")
+		return
 	case "eval":
 		t.hit(NotTraining, call, "put in evaluation mode by .eval()")
 	case "generate":
@@ -370,7 +383,7 @@ func (t *tracer) method(attr *syntree.Node, rets []*syntree.Node) {
 	case "parameters", "named_parameters":
 		for a := call.Parent(); a != nil && a.Type() != "expression_statement" && a.Type() != "block"; a = a.Parent() {
 			if a.Type() == "call" {
-				if callee := dottedName(a.ChildByFieldName("function"), text); optimizerName.MatchString(callee) {
+				if callee := t.f.CalleeOf(a); optimizerName.MatchString(callee) {
 					t.hit(Training, call, "its parameters() go to %s", callee)
 					return
 				}
@@ -424,20 +437,29 @@ func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, ret
 	}
 	first := pos == 0 && kw == "" || kw == "model"
 	switch {
-	case c.Method == "get_peft_model" || c.Method == "prepare_model_for_kbit_training" || c.Method == "prepare_model_for_int8_training":
+	case c.Is(semantic.AdapterWrap):
 		if first {
-			t.hit(Training, call, "passed to %s", c.Dotted)
+			t.adapterHit(call, "passed to %s", c.Dotted)
 		}
-	case c.Method == "from_pretrained" && strings.Contains(c.Qual, "PeftModel"):
+	case c.Is(semantic.KbitPrepare):
+		if first {
+			// model = prepare_model_for_kbit_training(model): the adapter
+			// comes after, on the value it returns.
+			t.hit(Training, call, "passed to %s", c.Dotted)
+			t.from(call, -1, "", rets)
+		}
+	case c.Is(semantic.AdapterCheckpoint):
 		if first {
 			if v := KeywordValue(c.Args, "is_trainable", text); v != nil && v.Content(text) == "True" {
-				t.hit(Training, call, "passed to %s(..., is_trainable=True)", c.Dotted)
+				t.adapterHit(call, "passed to %s(..., is_trainable=True)", c.Dotted)
 			} else {
 				t.hit(NotTraining, call, "reloaded with an adapter by %s without is_trainable (inference or merge)", c.Dotted)
 			}
 		}
 	case c.IsTrainerCall():
 		switch {
+		case first && t.f.trainerTrainsAdapter(c):
+			t.adapterHit(call, "the model of %s, which gets peft_config=", c.Dotted)
 		case first:
 			t.hit(Training, call, "the model of %s", c.Dotted)
 		case trainerSide[kw]:
@@ -585,6 +607,14 @@ func (f *Facts) TokenizerFor(l *Load) (*Assign, string) {
 		}
 	}
 	if len(sameID) > 0 {
+		// The one a collator pads with is the trained one (a later
+		// tokenizer of the same id may only probe generation).
+		collated := f.collatorTokenizers()
+		for _, tok := range sameID {
+			if collated[tok.Text] {
+				return tok, "loaded from the same model id and given to the collator"
+			}
+		}
 		best := sameID[0]
 		for _, tok := range sameID {
 			if tok.Func == l.Func {
@@ -609,6 +639,10 @@ func (f *Facts) TokenizerFor(l *Load) (*Assign, string) {
 			continue
 		}
 		if lone != nil {
+			// Two candidates: the one in the load's own branch, if only one is.
+			if beside := f.besideLoad(l, toks); beside != nil {
+				return beside, "the only tokenizer loaded beside the model in its branch"
+			}
 			return nil, "several tokenizers could belong to this model"
 		}
 		lone = tok
@@ -630,7 +664,7 @@ func (f *Facts) tokenizerLoads() []*Assign {
 		if c == nil || c.Method != "from_pretrained" {
 			continue
 		}
-		if class := c.Object(); strings.Contains(class, "Tokenizer") || strings.HasSuffix(class, "Processor") {
+		if c.Is(semantic.TokenizerLoad) {
 			out = append(out, a)
 		}
 	}
@@ -666,4 +700,41 @@ func firstArg(args *syntree.Node, kw string, text []byte) *syntree.Node {
 		return list[0]
 	}
 	return nil
+}
+
+// collatorTokenizers are the names given to a data collator as its
+// tokenizer (DataCollatorForLanguageModeling(tokenizer, ...), tokenizer=).
+func (f *Facts) collatorTokenizers() map[string]bool {
+	text := f.Src.Text
+	out := map[string]bool{}
+	for _, c := range f.Calls {
+		if !strings.HasPrefix(c.Method, "DataCollator") {
+			continue
+		}
+		if v := firstArg(c.Args, "tokenizer", text); v != nil {
+			out[compact(v.Content(text))] = true
+		}
+	}
+	return out
+}
+
+// besideLoad is the one tokenizer among toks bound in the same block as
+// load l (the branch of an if that loads it), or nil.
+func (f *Facts) besideLoad(l *Load, toks []*Assign) *Assign {
+	if l.Stmt == nil || l.Stmt.Parent() == nil {
+		return nil
+	}
+	block := l.Stmt.Parent()
+	var found *Assign
+	for _, tok := range toks {
+		st := Statement(tok.Node)
+		if st == nil || st.Parent() == nil || !st.Parent().Equal(block) {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = tok
+	}
+	return found
 }

@@ -26,11 +26,8 @@ type padTokenizer struct {
 var tokenizerAuxName = regexp.MustCompile(`(?i)(^|[._])(ref|reference|reward|teacher|embed\w*|judge|retriever|encoder)_?(tok|tokenizer)$`)
 
 // isTokenizerLoad reports X.from_pretrained(...) with a tokenizer class.
-func isTokenizerLoad(n *syntree.Node, text []byte) bool {
-	if n == nil || n.Type() != "call" {
-		return false
-	}
-	callee := dottedName(n.ChildByFieldName("function"), text)
+func (f *Facts) isTokenizerLoad(n *syntree.Node) bool {
+	callee := f.CalleeOf(n)
 	return strings.HasSuffix(callee, ".from_pretrained") && strings.Contains(callee, "Tokenizer")
 }
 
@@ -41,7 +38,7 @@ func (f *Facts) tokenizerFactories() map[string]padTokenizer {
 	text := f.Src.Text
 	inner := map[*Func]*Assign{} // each function's last tokenizer load
 	for _, a := range f.Assigns {
-		if a.Func != f.module && isTokenizerLoad(a.Value, text) {
+		if a.Func != f.module && f.isTokenizerLoad(a.Value) {
 			inner[a.Func] = a
 		}
 	}

@@ -135,11 +135,21 @@ func (p *Pass) Report(f Finding) {
 	if f.Severity == "" {
 		f.Severity = p.rule.Severity
 	}
-	if f.Fix != nil && p.rule.TrainingOnly {
-		// Adapter training scripts only: elsewhere the finding stays, its
-		// fix goes (scope.go).
-		if why := p.Facts.notEditedBecause(); why != "" {
-			f.Fix, f.Withheld = nil, why
+	if p.Facts.Dead(f.Start) {
+		return // code a constant condition never runs
+	}
+	if p.rule.TrainingOnly {
+		// Adapter training only: elsewhere the finding stays, its fix goes,
+		// and it is a note, as the tool will never fix it (scope.go).
+		why := p.Facts.notEditedBecause()
+		if l := p.Facts.fullFineTune(f.Start, f.End); why == "" && l != nil {
+			why = "full fine-tune: this load reaches no adapter on its way to training"
+		}
+		if why != "" {
+			if f.Fix != nil {
+				f.Fix, f.Withheld = nil, why
+			}
+			f.Severity = SeverityInfo
 		}
 	}
 	if f.Fix != nil && f.Fix.Applicability == "" {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/loratune/loratune-fix/semantic"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 // The scope of edits (issue 11): the training rules fix scripts that
@@ -23,7 +24,7 @@ func (f *Facts) trainsAdapter() bool {
 		case c.Is(semantic.AdapterWrap):
 			return true
 		case c.IsTrainerCall():
-			if v := KeywordValue(c.Args, "peft_config", text); v != nil && v.Content(text) != "None" {
+			if f.trainerTrainsAdapter(c) {
 				return true
 			}
 		case c.Is(semantic.AdapterCheckpoint):
@@ -84,10 +85,100 @@ func (f *Facts) notEditedBecause() string {
 		switch {
 		case !f.trainsAdapter() && f.loadsModel():
 			why = "full fine-tune: only adapter training is edited"
+		case !f.trainsAdapter():
+			why = "no adapter in sight (get_peft_model, a trainer's peft_config=): only adapter training is edited"
 		case !f.hasTrainingEntry():
 			why = "library code: nothing here runs training"
 		}
 		f.editScope = &why
 	}
 	return *f.editScope
+}
+
+// trainerTrainsAdapter reports a trainer given peft_config= (TRL wraps its
+// model in an adapter itself); a literal None is no adapter.
+func (f *Facts) trainerTrainsAdapter(c *Call) bool {
+	v := KeywordValue(c.Args, "peft_config", f.Src.Text)
+	return v != nil && v.Type() != "none"
+}
+
+// fullFineTune is the training load whose call holds [start, end) when
+// its value reaches no adapter (no get_peft_model, peft_config= or
+// is_trainable=True on its way to training), or nil.
+func (f *Facts) fullFineTune(start, end int) *Load {
+	for _, l := range f.ModelLoads() {
+		if l.Use == Training && !l.Adapter && int(l.Node.StartByte()) <= start && end <= int(l.Node.EndByte()) {
+			return l
+		}
+	}
+	return nil
+}
+
+// Dead reports code that a constant condition of the file never runs:
+// the else of `if USE_LORA:` with USE_LORA = True at module level, the body
+// of `if False:`. Rules neither report nor edit there.
+func (f *Facts) Dead(at int) bool {
+	if f.dead == nil {
+		f.dead = f.deadSpans()
+	}
+	for _, s := range *f.dead {
+		if int(s[0]) <= at && at < int(s[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Facts) deadSpans() *[][2]uint32 {
+	spans := [][2]uint32{}
+	if f.globalsRewritten() {
+		return &spans
+	}
+	walkNodes(f.Root, func(n *syntree.Node) bool {
+		if n.Type() != "if_statement" {
+			return true
+		}
+		taken := false // an earlier branch always runs: the rest never do
+		branch := func(cond, body, whole *syntree.Node) {
+			switch {
+			case taken:
+				spans = append(spans, [2]uint32{whole.StartByte(), whole.EndByte()})
+			case cond == nil || body == nil:
+			default:
+				if v, kind := f.condition(cond, 0); kind == condKnown {
+					if v {
+						taken = true
+					} else {
+						spans = append(spans, [2]uint32{body.StartByte(), body.EndByte()})
+					}
+				}
+			}
+		}
+		branch(n.ChildByFieldName("condition"), n.ChildByFieldName("consequence"), n)
+		for _, c := range n.NamedChildren() {
+			switch c.Type() {
+			case "elif_clause":
+				branch(c.ChildByFieldName("condition"), c.ChildByFieldName("consequence"), c)
+			case "else_clause":
+				if taken {
+					spans = append(spans, [2]uint32{c.StartByte(), c.EndByte()})
+				}
+			}
+		}
+		return true
+	})
+	return &spans
+}
+
+// globalsRewritten reports a file that can rebind its globals where the
+// flow does not look (exec(open("configurator.py").read()), globals().update,
+// as nanoGPT-style scripts take overrides from the command line): none of its
+// module constants is folded.
+func (f *Facts) globalsRewritten() bool {
+	for _, c := range f.Calls {
+		if c.Qual == "exec" || c.Qual == "globals" || c.Qual == "vars" && len(realArgs(c.Args)) == 0 {
+			return true
+		}
+	}
+	return false
 }

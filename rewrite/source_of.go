@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -111,7 +112,7 @@ func (f *Facts) option(attr string) *option {
 			continue
 		}
 		val := a.Value
-		if val.Type() == "call" && dottedName(val.ChildByFieldName("function"), text) == "field" {
+		if semantic.Last(f.CalleeOf(val)) == "field" {
 			return &option{flag: attr, def: KeywordValue(val.ChildByFieldName("arguments"), "default", text)}
 		}
 		return &option{flag: attr, def: val}

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
@@ -10,9 +11,15 @@ import (
 // trlLoad is a model handed to a TRL trainer as a name: TRL loads it, with
 // the keywords of SFTConfig(model_init_kwargs={...}).
 type trlLoad struct {
-	trainer    *Call
+	trainer *Call
+	// modelID is the literal id, or (idKnown false) the expression that
+	// names it at run time ("args.model_name_or_path").
 	modelID    string
+	idKnown    bool
 	configArgs *syntree.Node // the argument list of SFTConfig(...), or nil
+	// configTRL: configArgs belongs to a TRL config, the only training
+	// arguments that take model_init_kwargs (TrainingArguments has none).
+	configTRL  bool
 	initKw     *syntree.Node // the model_init_kwargs value, or nil
 	entries    map[string]*syntree.Node
 	jsonString bool // model_init_kwargs given as a JSON string
@@ -41,14 +48,20 @@ func trlStringModels(p *Pass, fn func(*trlLoad)) {
 		if model == nil {
 			continue
 		}
-		id, ok := f.ValueOf(model)
-		if !ok {
-			continue
+		id, known := f.ValueOf(model)
+		if !known {
+			if !f.namesModelAtRunTime(model) {
+				continue // a model object, not a name
+			}
+			id = compact(model.Content(text))
 		}
-		t := &trlLoad{trainer: c, modelID: id, entries: map[string]*syntree.Node{}}
+		t := &trlLoad{trainer: c, modelID: id, idKnown: known, entries: map[string]*syntree.Node{}}
+		cfgName := ""
 		if cfg := KeywordValue(c.Args, "args", text); cfg != nil {
+			cfgName = compact(cfg.Content(text))
 			if def := f.SoleValue(cfg); def != nil && def.Type() == "call" {
 				t.configArgs = def.ChildByFieldName("arguments")
+				t.configTRL = semantic.Of(f.CalleeOf(def)).Has(semantic.TRLConfig)
 			}
 		}
 		if t.configArgs != nil {
@@ -57,14 +70,24 @@ func trlStringModels(p *Pass, fn func(*trlLoad)) {
 					t.packing = true
 				}
 			}
-			if v := KeywordValue(t.configArgs, "model_init_kwargs", text); v != nil {
-				t.initKw = f.SoleValue(v)
-				if t.initKw != nil && t.initKw.Type() == "string" {
-					t.jsonString = true
-				} else if t.initKw == nil || !dictEntries(t.initKw, text, t.entries) {
-					t.initKw = nil
-					continue // built elsewhere: nothing to say safely
-				}
+		}
+		// Where TRL reads its load keywords, the last that applies: the
+		// trainer's own model_init_kwargs= (older TRL), the config's
+		// keyword, then cfg.model_init_kwargs = {...} set after it.
+		kw := KeywordValue(c.Args, "model_init_kwargs", text)
+		if kw == nil && t.configArgs != nil {
+			kw = KeywordValue(t.configArgs, "model_init_kwargs", text)
+		}
+		if a := f.lastAttrWrite(cfgName, "model_init_kwargs", c.Node); a != nil {
+			kw = a.Value
+		}
+		if kw != nil {
+			t.initKw = f.SoleValue(kw)
+			if t.initKw != nil && t.initKw.Type() == "string" {
+				t.jsonString = true
+			} else if t.initKw == nil || !dictEntries(t.initKw, text, t.entries) {
+				t.initKw = nil
+				continue // built elsewhere: nothing to say safely
 			}
 		}
 		fn(t)
@@ -83,7 +106,7 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 	case t.initKw != nil && t.initKw.Type() == "call":
 		args := t.initKw.ChildByFieldName("arguments")
 		return addingFix("", listAddition(p.Src, args, key+"="+value)), true
-	case t.initKw == nil && t.configArgs != nil && !HasSplat(t.configArgs):
+	case t.initKw == nil && t.configArgs != nil && t.configTRL && !HasSplat(t.configArgs):
 		// Two of these add the one keyword model_init_kwargs: they conflict,
 		// and the second adds to the dict on the next pass.
 		return addKeyword(p.Src, t.configArgs, "", "model_init_kwargs", fmt.Sprintf("{%q: %s}", key, value)), true
@@ -119,4 +142,52 @@ func (t *trlLoad) quantized(f *Facts) bool {
 		}
 	}
 	return preQuantizedID(t.modelID)
+}
+
+// namesModelAtRunTime reports a trainer's model= that is a name chosen at
+// run time (args.model_name_or_path, a parameter), not a model object: its
+// every value is a plain attribute or name the flow cannot follow further,
+// and none of them is a load.
+func (f *Facts) namesModelAtRunTime(model *syntree.Node) bool {
+	vals, _ := f.Values(model)
+	if len(vals) == 0 {
+		return false
+	}
+	for _, v := range vals {
+		if v.Type() != "attribute" && v.Type() != "identifier" {
+			return false
+		}
+		if !strings.Contains(strings.ToLower(v.Content(f.Src.Text)), "model") {
+			return false // a name that does not say it names a model
+		}
+		for _, l := range f.ModelLoads() {
+			if l.Target == compact(v.Content(f.Src.Text)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lastAttrWrite is the last statement before at, in at's scope or the
+// module, that sets obj.attr = value, or nil.
+func (f *Facts) lastAttrWrite(obj, attr string, at *syntree.Node) *Assign {
+	if obj == "" {
+		return nil
+	}
+	var last *Assign
+	for _, a := range f.Assigns {
+		if a.Text == obj+"."+attr && a.Node.EndByte() <= at.StartByte() && !f.Dead(int(a.Node.StartByte())) {
+			last = a
+		}
+	}
+	return last
+}
+
+// name is the model for messages: its id, or what names it at run time.
+func (t *trlLoad) name() string {
+	if t.idKnown {
+		return t.modelID
+	}
+	return "the model named by " + t.modelID
 }

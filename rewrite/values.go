@@ -58,8 +58,8 @@ func (f *Facts) values(n *syntree.Node, index, depth int, out *[]*syntree.Node) 
 	}
 	switch n.Type() {
 	case "parenthesized_expression":
-		if n.NamedChildCount() == 1 {
-			return f.values(n.NamedChild(0), -1, depth+1, out)
+		if kids := namedNoComments(n); len(kids) == 1 {
+			return f.values(kids[0], -1, depth+1, out) // (False  # a comment)
 		}
 	case "identifier":
 		if isBuiltin(n.Content(f.Src.Text)) && !f.bindsAnywhere(n.Content(f.Src.Text)) {

@@ -26,7 +26,7 @@ var vendoredPath = regexp.MustCompile(`(?:^|[/\\])(transformers|peft|trl)(?:[/\\
 func withVendored(f *Facts, vs Versions) Versions {
 	text := f.Src.Text
 	for _, c := range f.Calls {
-		if c.Dotted != "sys.path.append" && c.Dotted != "sys.path.insert" {
+		if c.Qual != "sys.path.append" && c.Qual != "sys.path.insert" {
 			continue
 		}
 		walkNodes(c.Args, func(n *syntree.Node) bool {

@@ -126,3 +126,27 @@ func Params(id string) (float64, bool) {
 	}
 	return b, true
 }
+
+// checkpointDtypes: the dtype a family's published checkpoints are stored
+// in (their config's torch_dtype), for the families where it is uniform.
+var checkpointDtypes = []struct {
+	id    *regexp.Regexp
+	dtype string
+}{
+	{regexp.MustCompile(`(?i)llama-?3|mistral|mixtral|qwen2|qwen3|phi-3|phi-4`), "bf16"},
+	{regexp.MustCompile(`(?i)llama-?2`), "fp16"},
+	{encoderID, "fp32"},
+	{regexp.MustCompile(`(?i)(^|[/_-])(t5|mt5|flan-t5|bart|gpt2)([/_.-]|$)`), "fp32"},
+}
+
+// CheckpointDtype is the dtype a model id's checkpoint is stored in ("bf16",
+// "fp16", "fp32"), or "" where the id does not tell.
+func CheckpointDtype(id string) string {
+	name := id[strings.LastIndexByte(id, '/')+1:]
+	for _, c := range checkpointDtypes {
+		if c.id.MatchString(name) {
+			return c.dtype
+		}
+	}
+	return ""
+}

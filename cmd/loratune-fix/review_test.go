@@ -45,6 +45,7 @@ critic = AutoModelForCausalLM.from_pretrained(
     BASE,
     torch_dtype=torch.bfloat16,
 )
+critic = get_peft_model(critic, LoraConfig(r=8))
 critic_trainer = Trainer(model=critic, args=args)
 critic_trainer.train()
 `
