@@ -34,7 +34,9 @@ type Load struct {
 	Kind semantic.Kind
 	// Adapter: the value reaches an adapter on its way to training; a
 	// training load without one is a full fine-tune, reported, not edited.
-	Adapter bool
+	// OptionalAdapter: only on some paths (if args.use_lora: ...), so a
+	// fix for the adapter run would change the full fine-tune too.
+	Adapter, OptionalAdapter bool
 	kwargs  kwargs
 }
 
@@ -51,8 +53,8 @@ func (f *Facts) findLoads() []*Load {
 	out := []*Load{}
 	text := f.Src.Text
 	for _, c := range f.Calls {
-		if c.Method != "from_pretrained" && c.Method != "from_config" {
-			continue
+		if c.Method != "from_pretrained" && c.Method != "from_config" || semantic.Of(c.Qual) == 0 && c.Qual != c.Dotted {
+			continue // a class of another framework, resolved through its import
 		}
 		parts := strings.Split(c.Qual, ".")
 		if len(parts) < 2 {
@@ -69,9 +71,12 @@ func (f *Facts) findLoads() []*Load {
 		l.Target = assignedTo(c.Node, text)
 		l.sinks = f.traceLoad(c.Node)
 		l.Use, l.Why = verdict(l.sinks)
+		always := false
 		for _, s := range l.sinks {
 			l.Adapter = l.Adapter || s.adapter
+			always = always || s.adapter && !s.optional
 		}
+		l.OptionalAdapter = l.Adapter && !always
 		trains := f.TrainingUse(c.Func) != NotTraining || c.Func == f.module && f.HasTraining()
 		if l.Use == Unseen && !trains {
 			l.Use = NotTraining // nothing trains here: no edit was ever due

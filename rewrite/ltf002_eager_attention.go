@@ -81,6 +81,15 @@ func runEagerAttention(p *Pass) {
 			}
 			continue
 		}
+		if private := l.Arg("_attn_implementation", text); v == nil && private != nil {
+			// The private spelling of the same setting: never add the public
+			// keyword beside it (the config applies the private one last).
+			if vals, ok := p.Facts.StringValues(private); !ok || !allOf(vals, func(s string) bool { return s == "eager" || noCuDNNValues[s] }) {
+				p.Report(Finding{Start: start(private), End: end(private), Severity: SeverityWarning,
+					Message: `_attn_implementation= chooses the attention of this load, and some of its values (None or "sdpa") train on SDPA, whose cuDNN backward gives NaN on fully masked rows: make those "eager" for training`})
+			}
+			continue
+		}
 		if why := p.Facts.ignoresAttention(l); why != "" {
 			if s, _ := StringValue(v, text); v == nil || s == "sdpa" {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
@@ -264,4 +273,14 @@ func trlAttention(p *Pass, t *trlLoad) {
 		fd.Fix = fix
 	}
 	p.Report(fd)
+}
+
+// allOf reports whether every string of ss satisfies ok.
+func allOf(ss []string, ok func(string) bool) bool {
+	for _, s := range ss {
+		if !ok(s) {
+			return false
+		}
+	}
+	return true
 }

@@ -32,8 +32,10 @@ type sink struct {
 	why string        // for messages: "passed to get_peft_model at line 12"
 	at  *syntree.Node // the call that consumes the value (nil for a return)
 	// adapter: the sink trains an adapter on the value (get_peft_model, a
-	// trainer given peft_config=, an adapter loaded with is_trainable=True).
-	adapter bool
+	// trainer given peft_config=, an adapter loaded with is_trainable=True);
+	// optional: only on some paths (under a run-time if, or a peft_config=
+	// that is None unless an option is given).
+	adapter, optional bool
 }
 
 // verdict decides a load's Use from the sinks its value reaches: any
@@ -55,10 +57,11 @@ func verdict(sinks []sink) (Use, string) {
 
 // tracer follows one value.
 type tracer struct {
-	f     *Facts
-	seen  map[traceKey]bool
-	sinks []sink
-	depth int
+	f      *Facts
+	origin *syntree.Node // the load whose value is followed
+	seen   map[traceKey]bool
+	sinks  []sink
+	depth  int
 }
 
 type traceKey struct {
@@ -72,7 +75,7 @@ const maxTraceDepth = 6
 
 // traceLoad follows the value of a load call to the sinks it reaches.
 func (f *Facts) traceLoad(call *syntree.Node) []sink {
-	t := &tracer{f: f, seen: map[traceKey]bool{}}
+	t := &tracer{f: f, origin: call, seen: map[traceKey]bool{}}
 	index := -1
 	if p := call.Parent(); p != nil && p.Type() == "assignment" {
 		if l := p.ChildByFieldName("left"); l != nil && (l.Type() == "pattern_list" || l.Type() == "tuple_pattern") {
@@ -92,7 +95,9 @@ func (t *tracer) hit(use Use, n *syntree.Node, format string, args ...any) {
 // adapterHit is a training sink that puts an adapter on the value.
 func (t *tracer) adapterHit(n *syntree.Node, format string, args ...any) {
 	t.hit(Training, n, format, args...)
-	t.sinks[len(t.sinks)-1].adapter = true
+	s := &t.sinks[len(t.sinks)-1]
+	s.adapter = true
+	s.optional = t.f.underRuntimeCondition(n, t.origin)
 }
 
 // from follows the value of n: all of it (index -1, tag ""), element index
@@ -326,7 +331,7 @@ func (t *tracer) returned(ret *syntree.Node, index int, tag string, rets []*synt
 	var train, other []string
 	var sub []sink
 	for _, c := range calls {
-		ct := &tracer{f: t.f, seen: t.seen, depth: t.depth + 1}
+		ct := &tracer{f: t.f, origin: t.origin, seen: t.seen, depth: t.depth + 1}
 		ct.from(c.Node, index, tag, nil)
 		use, why := verdict(ct.sinks)
 		if use == Training {
@@ -460,6 +465,9 @@ func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, ret
 		switch {
 		case first && t.f.trainerTrainsAdapter(c):
 			t.adapterHit(call, "the model of %s, which gets peft_config=", c.Dotted)
+			if !t.f.trainerAlwaysAdapts(c) {
+				t.sinks[len(t.sinks)-1].optional = true
+			}
 		case first:
 			t.hit(Training, call, "the model of %s", c.Dotted)
 		case trainerSide[kw]:

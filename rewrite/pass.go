@@ -142,8 +142,18 @@ func (p *Pass) Report(f Finding) {
 		// Adapter training only: elsewhere the finding stays, its fix goes,
 		// and it is a note, as the tool will never fix it (scope.go).
 		why := p.Facts.notEditedBecause()
-		if l := p.Facts.fullFineTune(f.Start, f.End); why == "" && l != nil {
+		l := p.Facts.loadAt(f.Start, f.End)
+		switch {
+		case why == "" && l != nil && !l.Adapter:
 			why = "full fine-tune: this load reaches no adapter on its way to training"
+		case why == "" && l != nil && l.OptionalAdapter:
+			// Not a note: the adapter run needs the fix, by hand.
+			if f.Fix != nil {
+				f.Fix, f.Withheld = nil, "the adapter is optional here (applied under a run-time condition): the fix would change the full fine-tune path too; make it on the adapter path by hand"
+			}
+			if f.Severity == SeverityError {
+				f.Severity = SeverityWarning
+			}
 		}
 		if why != "" {
 			if f.Fix != nil {

@@ -219,7 +219,19 @@ func replaceStatement(src *Source, stmt *syntree.Node, lines []string) (Edit, bo
 		lines = append(append([]string{}, lines...), "pass")
 	}
 	from, to := src.LineStart(start(stmt)), src.LineEnd(end(stmt))
-	text := template(src, indent, lines)
+	// The user's comments on the replaced lines stay, as they were, on
+	// lines of their own above what replaces them.
+	var kept strings.Builder
+	walkNodes(stmt, func(n *syntree.Node) bool {
+		if n.Type() == "comment" {
+			kept.WriteString(indent + n.Content(src.Text) + src.EOL)
+		}
+		return true
+	})
+	if rest := strings.TrimSpace(string(src.Text[end(stmt):to])); strings.HasPrefix(rest, "#") {
+		kept.WriteString(indent + rest + src.EOL)
+	}
+	text := kept.String() + template(src, indent, lines)
 	if to == len(src.Text) && (to == 0 || src.Text[to-1] != '\n') {
 		text = strings.TrimSuffix(text, src.EOL)
 	}

@@ -102,16 +102,60 @@ func (f *Facts) trainerTrainsAdapter(c *Call) bool {
 	return v != nil && v.Type() != "none"
 }
 
-// fullFineTune is the training load whose call holds [start, end) when
-// its value reaches no adapter (no get_peft_model, peft_config= or
-// is_trainable=True on its way to training), or nil.
-func (f *Facts) fullFineTune(start, end int) *Load {
+// loadAt is the training load whose call holds [start, end), or nil.
+func (f *Facts) loadAt(start, end int) *Load {
 	for _, l := range f.ModelLoads() {
-		if l.Use == Training && !l.Adapter && int(l.Node.StartByte()) <= start && end <= int(l.Node.EndByte()) {
+		if l.Use == Training && int(l.Node.StartByte()) <= start && end <= int(l.Node.EndByte()) {
 			return l
 		}
 	}
 	return nil
+}
+
+// trainerAlwaysAdapts reports a peft_config= that is an adapter config on
+// every path: not None on some path, nor TRL's get_peft_config(args),
+// which returns None unless --use_peft is given.
+func (f *Facts) trainerAlwaysAdapts(c *Call) bool {
+	v := KeywordValue(c.Args, "peft_config", f.Src.Text)
+	if v != nil && v.Type() == "conditional_expression" {
+		return false
+	}
+	vals, _ := f.Values(v)
+	for _, x := range vals {
+		if x.Type() == "none" || semantic.Last(f.CalleeOf(x)) == "get_peft_config" {
+			return false
+		}
+	}
+	return true // a config, or one passed in: an adapter as far as this file shows
+}
+
+// underRuntimeCondition reports a node inside an if (or a conditional
+// expression) whose condition is decided at run time, and which does not
+// also hold from: code that runs on some of from's paths only.
+func (f *Facts) underRuntimeCondition(n, from *syntree.Node) bool {
+	for cur := n; cur != nil; cur = cur.Parent() {
+		p := cur.Parent()
+		if p == nil || within(from, p) {
+			return false
+		}
+		switch p.Type() {
+		case "function_definition", "module":
+			return false
+		case "if_statement", "elif_clause":
+			if cond := p.ChildByFieldName("condition"); cond != nil && !cond.Equal(cur) {
+				if v, kind := f.condition(cond, 0); kind != condKnown || !v {
+					return true
+				}
+			}
+		case "else_clause":
+			return true
+		case "conditional_expression":
+			if kids := namedNoComments(p); len(kids) == 3 && !kids[1].Equal(cur) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Dead reports code that a constant condition of the file never runs:

@@ -83,7 +83,7 @@ func Of(qual string) Role {
 			}
 		case strings.Contains(class, "Tokenizer") || strings.HasSuffix(class, "Processor"):
 			r |= TokenizerLoad
-		case ModelClass(class):
+		case ModelClass(class) && !otherFramework(qual):
 			r |= ModelLoad
 		}
 	}
@@ -105,4 +105,15 @@ func Of(qual string) Role {
 		r |= Optimizer
 	}
 	return r
+}
+
+// otherFramework reports a callee of a library whose from_pretrained
+// builds no transformers model (a diffusers UNet, a timm backbone): none of
+// the rules' keywords or configs apply to it.
+func otherFramework(qual string) bool {
+	switch head, _, _ := strings.Cut(qual, "."); head {
+	case "diffusers", "timm", "open_clip", "torchvision", "sentence_transformers":
+		return true
+	}
+	return false
 }
