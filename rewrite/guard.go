@@ -22,7 +22,8 @@ import (
 // GuardPrefix starts the reason given for a fix the binding guard drops.
 const GuardPrefix = "binding guard: "
 
-// guardFailure is one fix the guard drops, with why.
+// guardFailure is one fix a guard drops, with why (the guard's prefix
+// first).
 type guardFailure struct {
 	fix *Finding
 	why string
@@ -30,15 +31,9 @@ type guardFailure struct {
 
 // bindingGuard checks out, the text the edits applied (in before's
 // offsets) made of before, for the fixes chosen, and returns those that
-// fail.
-func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Finding) []guardFailure {
-	q, err := loadQueries()
-	if err != nil {
-		return nil
-	}
-	src := NewSource(out)
+// fail. facts builds the file model of out, where one is needed.
+func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Finding, facts func() *Facts) []guardFailure {
 	pt := tree.goTree()
-	src.root = pt.Root()
 	// A span that reads no name passes (checkSpan says "" for it): where
 	// no span reads one, the output needs no file model at all.
 	type reading struct {
@@ -57,7 +52,10 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 	if len(spans) == 0 {
 		return nil
 	}
-	f := buildFacts(src, pt, q)
+	f := facts()
+	if f == nil {
+		return nil
+	}
 	var fails []guardFailure
 	for _, r := range spans {
 		span := r.span
@@ -67,11 +65,31 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 		}
 		for _, c := range chosen {
 			if ownsEdit(c.Fix, span.edit) {
-				fails = append(fails, guardFailure{c, why})
+				fails = append(fails, guardFailure{c, GuardPrefix + why})
 			}
 		}
 	}
 	return fails
+}
+
+// outputFacts returns a function that builds the file model of out, the
+// text a fix pass made (tree its parse), on its first call, for the
+// guards to share; nil where the queries do not load.
+func outputFacts(out []byte, tree *parsed) func() *Facts {
+	var f *Facts
+	built := false
+	return func() *Facts {
+		if !built {
+			built = true
+			if q, err := loadQueries(); err == nil {
+				src := NewSource(out)
+				pt := tree.goTree()
+				src.root = pt.Root()
+				f = buildFacts(src, pt, q)
+			}
+		}
+		return f
+	}
 }
 
 // outputSpan is where an applied edit's new text lies in the output.
