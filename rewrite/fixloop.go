@@ -82,9 +82,8 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 			// The keyword guard: a fix that passes a class a keyword it does
 			// not take at the pinned version is dropped too.
 			if nextTree != nil {
-				facts := outputFacts(next, nextTree)
-				fails := bindingGuard(cur, next, nextTree, done, chosen, facts)
-				fails = append(fails, e.keywordGuard(cur, next, nextTree, done, chosen, vs, facts)...)
+				fails := bindingGuard(cur, next, nextTree, done, chosen)
+				fails = append(fails, keywordGuard(cur, next, tree, nextTree, done, chosen)...)
 				if len(fails) > 0 {
 					for _, g := range fails {
 						if choice.Skip[fixKey(g.fix)] == "" {

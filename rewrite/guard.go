@@ -31,9 +31,15 @@ type guardFailure struct {
 
 // bindingGuard checks out, the text the edits applied (in before's
 // offsets) made of before, for the fixes chosen, and returns those that
-// fail. facts builds the file model of out, where one is needed.
-func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Finding, facts func() *Facts) []guardFailure {
+// fail.
+func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Finding) []guardFailure {
+	q, err := loadQueries()
+	if err != nil {
+		return nil
+	}
+	src := NewSource(out)
 	pt := tree.goTree()
+	src.root = pt.Root()
 	// A span that reads no name passes (checkSpan says "" for it): where
 	// no span reads one, the output needs no file model at all.
 	type reading struct {
@@ -52,10 +58,7 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 	if len(spans) == 0 {
 		return nil
 	}
-	f := facts()
-	if f == nil {
-		return nil
-	}
+	f := buildFacts(src, pt, q)
 	var fails []guardFailure
 	for _, r := range spans {
 		span := r.span
@@ -70,26 +73,6 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 		}
 	}
 	return fails
-}
-
-// outputFacts returns a function that builds the file model of out, the
-// text a fix pass made (tree its parse), on its first call, for the
-// guards to share; nil where the queries do not load.
-func outputFacts(out []byte, tree *parsed) func() *Facts {
-	var f *Facts
-	built := false
-	return func() *Facts {
-		if !built {
-			built = true
-			if q, err := loadQueries(); err == nil {
-				src := NewSource(out)
-				pt := tree.goTree()
-				src.root = pt.Root()
-				f = buildFacts(src, pt, q)
-			}
-		}
-		return f
-	}
 }
 
 // outputSpan is where an applied edit's new text lies in the output.

@@ -2,7 +2,6 @@ package rewrite
 
 import (
 	"bytes"
-	"errors"
 	"regexp"
 	"sort"
 	"strings"
@@ -30,60 +29,50 @@ func Refused(reason string) bool {
 	return strings.HasPrefix(reason, GuardPrefix) || strings.HasPrefix(reason, KeywordGuardPrefix)
 }
 
-// importsUnsloth: unsloth patches TRL's configs to take more keywords
-// than TRL's own (vllm_sampling_params), so they are not checked.
-var importsUnsloth = regexp.MustCompile(`(?m)^[ \t]*(?:from|import)[ \t]+unsloth\b`)
+// unslothImport: unsloth patches TRL's configs to take more keywords
+// than TRL's own (vllm_sampling_params), so they are not checked in a
+// file that imports it.
+var unslothImport = regexp.MustCompile(`(?m)^[ \t]*(?:from|import)[ \t]+unsloth\b`)
+
+func importsUnsloth(text []byte) bool {
+	return bytes.Contains(text, []byte("unsloth")) && unslothImport.Match(text)
+}
 
 // keywordGuard checks out, the text the edits applied (in before's
 // offsets) made of before, for the fixes chosen: each keyword argument
 // whose name lies in an edit's new text, in a call of a class of the
 // table, must be accepted there, unless the text the edit replaced passed
-// it already (a call written anew on several lines). It returns the
-// fixes that fail. facts builds the file model of out (only when a
-// keyword is found); vs are the pins given for the file, which the
-// engine's --target and the file's vendored copies complete as for a pass.
-func (e *Engine) keywordGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Finding, vs Versions, facts func() *Facts) []guardFailure {
-	type added struct {
-		span outputSpan
-		kw   *syntree.Node // a keyword_argument
+// it already (a call written anew on several lines). It returns the fixes
+// that fail. was is the parse of before, with what its pass found (the
+// import aliases that resolve a callee, the pins); tree is out's.
+func keywordGuard(before, out []byte, was, tree *parsed, applied []Edit, chosen []*Finding) []guardFailure {
+	if was.resolve == nil {
+		return nil
 	}
-	var found []added
 	root := tree.goTree().Root()
+	var fails []guardFailure
 	for _, span := range outputSpans(applied) {
 		if span.text == "" {
 			continue
 		}
 		for _, kw := range keywordsIn(root, span.start, span.start+len(span.text)) {
-			found = append(found, added{span, kw})
-		}
-	}
-	if len(found) == 0 {
-		return nil
-	}
-	f := facts()
-	if f == nil {
-		return nil
-	}
-	pins := e.opts.Target.Merge(withVendored(f, vs))
-	unsloth := importsUnsloth.Match(out)
-	var fails []guardFailure
-	for _, a := range found {
-		class := checkedClass(f, a.kw, unsloth)
-		if class == "" {
-			continue
-		}
-		name := a.kw.ChildByFieldName("name").Content(out)
-		if carried(before[a.span.edit.Start:a.span.edit.End], name) {
-			continue // a call the edit writes anew with the keyword it had
-		}
-		why := signatures.Refuses(class, name, pins)
-		if why == "" {
-			continue
-		}
-		why = KeywordGuardPrefix + why + " (TypeError when the script runs)"
-		for _, c := range chosen {
-			if ownsEdit(c.Fix, a.span.edit) {
-				fails = append(fails, guardFailure{c, why})
+			class := checkedClass(kw, out, was.resolve)
+			if class == "" {
+				continue
+			}
+			name := kw.ChildByFieldName("name").Content(out)
+			if carried(before[span.edit.Start:span.edit.End], name) {
+				continue // a call the edit writes anew with the keyword it had
+			}
+			why := signatures.Refuses(class, name, was.pins)
+			if why == "" {
+				continue
+			}
+			why = KeywordGuardPrefix + why + " (TypeError when the script runs)"
+			for _, c := range chosen {
+				if ownsEdit(c.Fix, span.edit) {
+					fails = append(fails, guardFailure{c, why})
+				}
 			}
 		}
 	}
@@ -143,23 +132,23 @@ func keywordsIn(root *syntree.Node, from, to int) []*syntree.Node {
 }
 
 // checkedClass is the signatures table's class of the call that the
-// keyword argument kw is passed to, "" when there is none or it is not
-// checked (TRL's configs where unsloth patches them).
-func checkedClass(f *Facts, kw *syntree.Node, unsloth bool) string {
+// keyword argument kw is passed to, its callee resolved through the
+// file's imports (resolve), "" when there is none or it is not checked
+// (TRL's configs where unsloth patches them).
+func checkedClass(kw *syntree.Node, text []byte, resolve func(string) string) string {
 	call := kw.Parent().Parent() // keyword_argument < argument_list < call
 	if call == nil || call.Type() != "call" {
 		return ""
 	}
-	for _, c := range f.Calls {
-		if c.Node == call {
-			class := signatures.Class(c.Qual)
-			if unsloth && strings.HasPrefix(class, "trl.") {
-				return ""
-			}
-			return class
-		}
+	dotted := dottedName(call.ChildByFieldName("function"), text)
+	if dotted == "" {
+		return ""
 	}
-	return ""
+	class := signatures.Class(resolve(dotted))
+	if strings.HasPrefix(class, "trl.") && importsUnsloth(text) {
+		return ""
+	}
+	return class
 }
 
 // KeywordUses counts, over a whole text, the keyword arguments passed to
@@ -171,16 +160,18 @@ func KeywordUses(text []byte) (map[string]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parsed{ts: tree}
-	defer p.Close()
-	f := outputFacts(text, p)()
-	if f == nil {
-		return nil, errors.New("the queries do not load")
+	defer tree.Close()
+	q, err := loadQueries()
+	if err != nil {
+		return nil, err
 	}
-	unsloth := importsUnsloth.Match(text)
+	src := NewSource(text)
+	pt := goTree(tree)
+	src.root = pt.Root()
+	f := buildFacts(src, pt, q)
 	out := map[string]int{}
 	for _, kw := range keywordsIn(f.Root, 0, len(text)) {
-		if class := checkedClass(f, kw, unsloth); class != "" {
+		if class := checkedClass(kw, text, f.Resolve); class != "" {
 			out[class+" "+kw.ChildByFieldName("name").Content(text)]++
 		}
 	}
