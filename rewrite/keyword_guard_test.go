@@ -71,6 +71,9 @@ func TestKeywordGuardRefusesUnknownKeyword(t *testing.T) {
 		{"LoraConfig before PEFT had use_dora", "import peft\ncfg = peft.LoraConfig(r=8)\n", "peft.LoraConfig", "use_dora",
 			"peft.LoraConfig takes no keyword use_dora in peft 0.8.2 (requirements.txt:1)", pinned("peft", "0.8.2"), false},
 		{"and once it had", "import peft\ncfg = peft.LoraConfig(r=8)\n", "peft.LoraConfig", "use_dora", "", pinned("peft", "0.9.0"), true},
+		{"unsloth patches TRL's configs: not checked", "import unsloth\nfrom trl import SFTConfig\nargs = SFTConfig(output_dir='o')\n", "SFTConfig", "unsloth_num_chunks", "", Versions{}, true},
+		{"but a bogus keyword on TRL's config is refused", "from trl import SFTConfig\nargs = SFTConfig(output_dir='o')\n", "SFTConfig", "unsloth_num_chunks",
+			"trl.SFTConfig takes no keyword unsloth_num_chunks", Versions{}, false},
 		{"a class of the file's own", "from transformers import TrainingArguments\nclass Args(TrainingArguments):\n    pass\nargs = Args(output_dir='o')\n", "Args", "model_init_kwargs", "", Versions{}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -130,4 +133,35 @@ func pinned(lib, v string) Versions {
 	ver.Source = "requirements.txt:1"
 	vs.Set(lib, ver)
 	return vs
+}
+
+// A fix that writes a call anew (one keyword a line) is not blamed for a
+// keyword the call already passed, only for one it adds.
+func TestKeywordGuardBlamesOnlyAddedKeywords(t *testing.T) {
+	const src = "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', model_init_kwargs={})\n"
+	for _, c := range []struct {
+		add     string
+		applied bool
+	}{{"seed=1", true}, {"attn_implementation='eager'", false}} {
+		eng, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.rules = []*Rule{{Code: "LTF999", Name: "test-relayout", Severity: SeverityWarning, Run: func(p *Pass) {
+			text := string(p.Src.Text)
+			from, to := strings.Index(text, "(")+1, strings.LastIndex(text, ")")
+			if strings.Contains(text, "\n    ") {
+				return
+			}
+			p.Report(Finding{Start: from, End: to, Message: "test", Fix: &Fix{Message: "relayout",
+				Edits: []Edit{{Start: from, End: to, NewText: "\n    output_dir='o',\n    model_init_kwargs={},\n    " + c.add + ",\n"}}}})
+		}}}
+		res, err := eng.Fix([]byte(src), Versions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Changed != c.applied {
+			t.Errorf("adding %s: applied %v, want %v (%s)", c.add, res.Changed, c.applied, res.Findings[0].Reason)
+		}
+	}
 }
