@@ -12,9 +12,17 @@
 //
 //	python3 tools/signatures.py --git transformers=REPO --git trl=REPO --git peft=REPO
 //
-// with clones whose tags vX.Y.Z are the releases (a bare mirror will do),
-// then `go test ./signatures ./rewrite ./fixtures` and read the diff.
+// with clones whose tags vX.Y.Z are the releases (a bare mirror will do;
+// or `go generate ./signatures` with TRANSFORMERS_GIT, TRL_GIT and
+// PEFT_GIT naming them), then `go test ./signatures ./rewrite ./fixtures`
+// and read the diff. The table of this commit was read from the tags of
+// huggingface/trl (head of 2026-07-24) and huggingface/peft (head of
+// 2026-08-21), and of transformers from the fork 8b-is/transformers, which
+// carries upstream's v* tags (its own v4.58.0.post* tags are left out:
+// not vX.Y.Z).
 package signatures
+
+//go:generate python3 ../tools/signatures.py --git transformers=${TRANSFORMERS_GIT} --git trl=${TRL_GIT} --git peft=${PEFT_GIT} -o table.json
 
 import (
 	_ "embed"

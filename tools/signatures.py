@@ -56,7 +56,9 @@ def releases(pkg, repo):
                 best[v[:2]] = v
     out = [(".".join(map(str, v)), "v" + ".".join(map(str, v))) for _, v in sorted(best.items())]
     if pkg != "transformers":  # the transformers clone at hand is a fork whose HEAD is its own
-        out.append((head_version(pkg, repo), "HEAD"))
+        head = head_version(pkg, repo)
+        if head not in (label for label, _ in out):  # a head at a release is that release
+            out.append((head, "HEAD"))
     return out
 
 
@@ -65,7 +67,7 @@ def head_version(pkg, repo):
         return git(repo, "show", "HEAD:VERSION").strip()
     except subprocess.CalledProcessError:
         init = git(repo, "show", f"HEAD:{SRC[pkg]}/__init__.py")
-        return re.search(r'^__version__ = "(.+?)"', init, re.M).group(1)
+        return re.search(r"^__version__\s*=\s*[\"'](.+?)[\"']", init, re.M).group(1)
 
 
 class Release:
