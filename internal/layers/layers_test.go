@@ -27,13 +27,14 @@ var mayImport = map[string][]string{
 	"notebook":   {"finding", "version"},
 	"pins":       {"version"},
 	"signatures": {"version"},
+	"semantic":   {},
 	"config":     {"version"},
 	"report":     {"finding", "version"},
 	"review":     {"finding", "version", "report", "udiff", "gitcmd", "githubapi"},
 	"githubapi":  {},
 	"gitcmd":     {},
-	"rewrite":    {"finding", "version", "queries", "syntree", "treewalk", "signatures"},
-	"launch":     {"finding", "version", "queries", "treewalk", "syntree", "signatures", "rewrite"},
+	"rewrite":    {"finding", "version", "queries", "syntree", "treewalk", "signatures", "semantic"},
+	"launch":     {"finding", "version", "queries", "treewalk", "syntree", "signatures", "semantic", "rewrite"},
 }
 
 // withoutEngine lists the packages whose dependencies must not include the
