@@ -58,6 +58,12 @@ Which model is trained, and what no fix may do:
   string, not a class), and the line must not come after the training it is
   for. A fix that fails is not applied; check shows why. Inserted lines go
   right after the statement that binds the model, inside its branch.
+- The keyword guard: a keyword a fix writes into a call of TrainingArguments,
+  Trainer, a TRL config or trainer, or a PEFT config must be one that class
+  takes at the pinned version of its library (the newest where nothing is
+  pinned; a TRL config also takes TrainingArguments' keywords at the pinned
+  transformers), by a table read from the libraries' released sources
+  (signatures/). A fix that fails is not applied; check shows why.
 `
 
 func profilesOf(r finding.RuleInfo) string {

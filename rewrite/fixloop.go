@@ -79,10 +79,16 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 					nextTree = &parsed{ts: ts}
 				}
 			}
+			// The keyword guard: a fix that passes a class a keyword it does
+			// not take at the pinned version is dropped too.
 			if nextTree != nil {
-				if fails := bindingGuard(cur, next, nextTree, done, chosen); len(fails) > 0 {
+				fails := bindingGuard(cur, next, nextTree, done, chosen)
+				fails = append(fails, keywordGuard(cur, next, tree, nextTree, done, chosen)...)
+				if len(fails) > 0 {
 					for _, g := range fails {
-						choice.Skip[fixKey(g.fix)] = GuardPrefix + g.why + "; not applied"
+						if choice.Skip[fixKey(g.fix)] == "" {
+							choice.Skip[fixKey(g.fix)] = g.why + "; not applied"
+						}
 					}
 					confirm = true
 					nextTree.Close()

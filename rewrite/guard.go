@@ -22,7 +22,8 @@ import (
 // GuardPrefix starts the reason given for a fix the binding guard drops.
 const GuardPrefix = "binding guard: "
 
-// guardFailure is one fix the guard drops, with why.
+// guardFailure is one fix a guard drops, with why (the guard's prefix
+// first).
 type guardFailure struct {
 	fix *Finding
 	why string
@@ -67,7 +68,7 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 		}
 		for _, c := range chosen {
 			if ownsEdit(c.Fix, span.edit) {
-				fails = append(fails, guardFailure{c, why})
+				fails = append(fails, guardFailure{c, GuardPrefix + why})
 			}
 		}
 	}

@@ -79,9 +79,14 @@ func goTree(ts *sitter.Tree) *syntree.Tree { return syntree.New(ts, pythonNames)
 
 // parsed is one parse of a text: tree-sitter's tree, which the parse of
 // an edited text reuses, and its Go copy, made once, on first use.
+// resolve and pins are what the pass over the text found (the file
+// model's import aliases, the pins that governed it), for the keyword
+// guard to read after the Go copy is gone.
 type parsed struct {
-	ts *sitter.Tree
-	gt *syntree.Tree
+	ts      *sitter.Tree
+	gt      *syntree.Tree
+	resolve func(dotted string) string
+	pins    Versions
 }
 
 func (p *parsed) goTree() *syntree.Tree {
@@ -93,6 +98,7 @@ func (p *parsed) goTree() *syntree.Tree {
 
 // Close frees the parse and hands the room of its Go copy to the next.
 func (p *parsed) Close() {
+	p.resolve = nil
 	p.releaseGo()
 	p.ts.Close()
 }

@@ -54,6 +54,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *pa
 	file := buildFacts(src, pt, q)
 	var findings []Finding
 	pass := &Pass{Src: src, Facts: file, Versions: e.opts.Target.Merge(withVendored(file, vs)), rules: e.rules, findings: &findings}
+	tree.resolve, tree.pins = file.Resolve, pass.Versions
 	for _, r := range e.rules {
 		if err := stopped(ctx); err != nil {
 			return nil, nil, err

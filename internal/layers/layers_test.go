@@ -18,26 +18,28 @@ const module = "github.com/loratune/loratune-fix/"
 // mayImport lists, for each package, the packages of this module its
 // (non-test) dependencies may include, directly or not.
 var mayImport = map[string][]string{
-	"version":   {},
-	"finding":   {"version"},
-	"udiff":     {},
-	"queries":   {},
-	"treewalk":  {},
-	"syntree":   {},
-	"notebook":  {"finding", "version"},
-	"pins":      {"version"},
-	"config":    {"version"},
-	"report":    {"finding", "version"},
-	"review":    {"finding", "version", "report", "udiff", "gitcmd", "githubapi"},
-	"githubapi": {},
-	"gitcmd":    {},
-	"rewrite":   {"finding", "version", "queries", "syntree", "treewalk"},
-	"launch":    {"finding", "version", "queries", "treewalk", "syntree", "rewrite"},
+	"version":    {},
+	"finding":    {"version"},
+	"udiff":      {},
+	"queries":    {},
+	"treewalk":   {},
+	"syntree":    {},
+	"notebook":   {"finding", "version"},
+	"pins":       {"version"},
+	"signatures": {"version"},
+	"semantic":   {},
+	"config":     {"version"},
+	"report":     {"finding", "version"},
+	"review":     {"finding", "version", "report", "udiff", "gitcmd", "githubapi"},
+	"githubapi":  {},
+	"gitcmd":     {},
+	"rewrite":    {"finding", "version", "queries", "syntree", "treewalk", "signatures", "semantic"},
+	"launch":     {"finding", "version", "queries", "treewalk", "syntree", "signatures", "semantic", "rewrite"},
 }
 
 // withoutEngine lists the packages whose dependencies must not include the
 // cgo parser, whatever the path.
-var withoutEngine = []string{"version", "finding", "udiff", "notebook", "pins", "config", "report", "review", "gitcmd", "githubapi"}
+var withoutEngine = []string{"version", "finding", "udiff", "notebook", "pins", "signatures", "config", "report", "review", "gitcmd", "githubapi"}
 
 const parser = "github.com/smacker/go-tree-sitter"
 
