@@ -15,6 +15,7 @@ import (
 
 	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/githubapi"
+	"github.com/loratune/loratune-fix/githubapi/githubtest"
 )
 
 // fakeGitHub is the part of GitHub's REST API that Poster uses, under the
@@ -161,7 +162,7 @@ const postReviews = "POST /api/v3/repos/octo/train/pulls/7/reviews"
 // waited.
 func newPoster(t *testing.T, g *fakeGitHub) (*Poster, *[]time.Duration) {
 	t.Helper()
-	srv := httptest.NewServer(g)
+	srv := httptest.NewServer(githubtest.Handler(t, "/api/v3", g))
 	t.Cleanup(srv.Close)
 	client, err := githubapi.New("test-token", srv.URL+"/api/v3", "octo", "train", srv.Client())
 	if err != nil {
