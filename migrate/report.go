@@ -28,7 +28,7 @@ func ReadRepos(r io.Reader) ([]string, error) {
 }
 
 // ReadDone reads a report (JSON Lines) and returns the repositories it
-// shows done: clean, up-to-date or changed. A line cut short by an
+// shows done: clean, up-to-date, changed or left-alone. A line cut short by an
 // interrupted run is ignored (that repository runs again). A report that
 // does not exist yet shows nothing done: the first run of a job that
 // resumes its own report (a retried pod, a loop) starts from scratch.

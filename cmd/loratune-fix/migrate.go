@@ -27,8 +27,9 @@ func newMigrateCmd() *cobra.Command {
 --workdir): create or reuse --branch from the default branch, apply the fixes,
 commit them with a message naming the rules and files, and with --push push
 the branch. Status per repository: changed (a new commit), up-to-date (the
-branch already has every fix), clean (nothing to fix: no branch), or error
-(with the reason; the others go on). A local checkout must be clean and is
+branch already has every fix), clean (nothing to fix: no branch), left-alone
+(--open-pr: nothing pushed, pr.reason says why), or error (with the reason;
+the others go on). A local checkout must be clean and is
 left on the branch it was on.
 
 --open-pr (URLs only) makes the branch afresh from the default branch on
@@ -170,7 +171,7 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 	fs.StringVar(&o.Author, "author", "", `commit author "Name <email>" (default: git's user.name and user.email)`)
 	fs.BoolVar(&o.Push, "push", false, "push the branch to origin")
 	fs.StringVar(&reportFile, "report", "", "write one JSON line per repository to FILE as each finishes")
-	fs.StringVar(&resume, "resume", "", "skip the repositories this report shows done (clean, up-to-date, changed)")
+	fs.StringVar(&resume, "resume", "", "skip the repositories this report shows done (clean, up-to-date, changed, left-alone)")
 	fs.IntVar(&repoJobs, "repo-jobs", runtime.NumCPU(), "repositories processed at once")
 	fs.BoolVar(&openPR, "open-pr", false, "push the branch and open or update a pull request per repository (GITHUB_TOKEN, GITHUB_API_URL); close it when nothing is left to fix")
 	fs.BoolVar(&pr.DryRun, "dry-run", false, "with --open-pr: print each pull request's title and body; push nothing, call GitHub for nothing")

@@ -180,7 +180,7 @@ func (s *Spec) Check(method, path string, query map[string][]string, body []byte
 		if err != nil {
 			errs = append(errs, fmt.Errorf("the body is not JSON: %v", err))
 		} else if err := validate(op.body, inst); err != nil {
-			errs = append(errs, fmt.Errorf("the body %s: %v", body, err))
+			errs = append(errs, fmt.Errorf("the body %s: %v", bytes.TrimSpace(body), err))
 		}
 	}
 	if len(errs) > 0 {

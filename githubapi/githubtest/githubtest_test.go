@@ -1,6 +1,9 @@
 package githubtest
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -52,5 +55,41 @@ func TestCheckAgainstGitHubsDescription(t *testing.T) {
 		case c.refused != "" && !strings.Contains(err.Error(), c.refused):
 			t.Errorf("%s %s %s: %v, want it to say %q", c.method, c.path, c.body, err, c.refused)
 		}
+	}
+}
+
+// recorder is a test whose failures are kept, not reported.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) { r.errs = append(r.errs, fmt.Sprintf(format, args...)) }
+
+// A fake GitHub behind Handler fails its test on a request GitHub would
+// refuse, answers it with a 422, and never passes it on.
+func TestHandlerFailsTheTestOnARefusedRequest(t *testing.T) {
+	if Load(t) == nil {
+		t.Skip("no description: " + howToGetIt)
+	}
+	rec := &recorder{TB: t}
+	served := 0
+	srv := httptest.NewServer(Handler(rec, "/api/v3", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served++ })))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/api/v3/repos/octo/train/issues/3/labels", "application/json", strings.NewReader(`["bf16"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "issues/add-labels") || resp.StatusCode != http.StatusUnprocessableEntity || served != 0 {
+		t.Errorf("errors %q, status %d, served %d", rec.errs, resp.StatusCode, served)
+	}
+	resp, err = http.Post(srv.URL+"/api/v3/repos/octo/train/issues/3/labels", "application/json", strings.NewReader(`{"labels": ["bf16"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(rec.errs) != 1 || served != 1 {
+		t.Errorf("a request GitHub takes: errors %q, served %d", rec.errs, served)
 	}
 }
