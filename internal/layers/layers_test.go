@@ -30,11 +30,12 @@ var mayImport = map[string][]string{
 	"report":    {"finding", "version"},
 	"review":    {"finding", "version", "report", "udiff", "gitcmd", "githubapi"},
 	"githubapi": {},
-	// The tests' check of requests against GitHub's OpenAPI description.
-	"githubapi/githubtest": {},
 	"gitcmd":    {},
 	"rewrite":   {"finding", "version", "queries", "syntree", "treewalk"},
 	"launch":    {"finding", "version", "queries", "treewalk", "syntree", "rewrite"},
+
+	// The tests' check of requests against GitHub's OpenAPI description.
+	"githubapi/githubtest": {},
 }
 
 // withoutEngine lists the packages whose dependencies must not include the
