@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -65,11 +66,22 @@ func (p *Poster) Post(ctx context.Context, r *Review) (*Posted, error) {
 	if prior.summary != nil {
 		res.BodyItems = n
 		if prior.summary.GetBody() != body {
-			if err := p.update(ctx, prior.summary.GetID(), body); err != nil {
-				return res, err
+			err := p.update(ctx, prior.summary.GetID(), body)
+			if notOurs(err) {
+				// Posted with another token (a person's, then the
+				// workflow's): this one may not edit it, so it posts its own.
+				if p.GitHub.Log != nil {
+					fmt.Fprintf(p.GitHub.Log, "loratune-fix: warning: cannot edit the earlier review %d (%v): posting a new one\n", prior.summary.GetID(), err)
+				}
+				prior.summary = nil
+			} else if err != nil {
+				return res, p.explain(err)
+			} else {
+				res.Updated = true
 			}
-			res.Updated = true
 		}
+	}
+	if prior.summary != nil {
 		for _, c := range comments {
 			if err := p.comment(ctx, r.CommitID, c); err != nil {
 				return res, err
@@ -109,16 +121,21 @@ func fitBody(r *Review, items []BodyItem) (string, int) {
 	}
 }
 
-// update replaces the body of the review id.
+// update replaces the body of the review id; its error is GitHub's, not
+// yet explained.
 func (p *Poster) update(ctx context.Context, id int64, body string) error {
-	err := p.GitHub.Retry(ctx, func(ctx context.Context) error {
+	return p.GitHub.Retry(ctx, func(ctx context.Context) error {
 		_, _, err := p.GitHub.PullRequests.UpdateReview(ctx, p.GitHub.Owner, p.GitHub.Repo, p.PR, id, body)
 		return err
 	}, nil)
-	if err != nil {
-		return p.explain(err)
-	}
-	return nil
+}
+
+// notOurs reports whether GitHub refused to edit a review as another
+// user's (403, or 404 for a review this token cannot see as its own).
+func notOurs(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil &&
+		(er.Response.StatusCode == http.StatusForbidden || er.Response.StatusCode == http.StatusNotFound)
 }
 
 // comment posts one review comment, retrying on server errors and rate
@@ -179,7 +196,7 @@ func (p *Poster) create(ctx context.Context, commit, body string, batch []Pendin
 				kept = append(kept, c)
 			}
 		}
-		if len(kept) < len(batch) || len(batch) == 0 && prior.summary != nil {
+		if len(kept) < len(batch) || len(batch) == 0 && prior.bodies[body] {
 			return true, nil // created after all, despite the error
 		}
 		batch = kept
@@ -204,14 +221,15 @@ func (p *Poster) explain(err error) error {
 // priorRun is what earlier runs left on the pull request.
 type priorRun struct {
 	seen    map[string]bool           // fingerprints of the review comments
-	summary *github.PullRequestReview // the first review with our summary, or nil
+	summary *github.PullRequestReview // the newest review with our summary, or nil
+	bodies  map[string]bool           // the bodies of all reviews
 }
 
 // prior collects the fingerprints of the review comments an earlier run
 // left on the pull request, and finds its summary review. Its errors are
 // GitHub's, not yet explained.
 func (p *Poster) prior(ctx context.Context) (*priorRun, error) {
-	out := &priorRun{seen: map[string]bool{}}
+	out := &priorRun{seen: map[string]bool{}, bodies: map[string]bool{}}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		var cs []*github.PullRequestComment
@@ -247,9 +265,11 @@ func (p *Poster) prior(ctx context.Context) (*priorRun, error) {
 			return nil, err
 		}
 		for _, r := range rs {
-			// GitHub lists reviews oldest first: the first is the summary.
+			// GitHub lists reviews oldest first: the newest summary is the
+			// one to edit (an older one may be another token's).
 			b := r.GetBody()
-			if out.summary == nil && strings.Contains(b, reviewMark) && !strings.Contains(b, continuedMark) && !strings.Contains(b, "**loratune-fix**, continued") {
+			out.bodies[b] = true
+			if strings.Contains(b, reviewMark) && !strings.Contains(b, continuedMark) && !strings.Contains(b, "**loratune-fix**, continued") {
 				out.summary = r
 			}
 		}

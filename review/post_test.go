@@ -35,6 +35,8 @@ type fakeGitHub struct {
 	posts      []postedReview
 	single     []postedComment // comments posted on their own
 	requests   []string        // "METHOD path"
+	// foreign reviews (by id) were posted with another token: not editable.
+	foreign map[int]bool
 }
 
 type postedComment struct {
@@ -115,6 +117,11 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		decode(&upd)
 		if id < 1 || id > len(g.reviews) {
 			http.NotFound(w, r)
+			return
+		}
+		if g.foreign[id] {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message": "Resource not accessible by integration"}`)
 			return
 		}
 		if !strings.Contains(upd.Body, reviewMark) {
@@ -392,5 +399,26 @@ func TestPostDoesNotRepostAReviewCreatedDespiteA502(t *testing.T) {
 	}
 	if g.count(postReviews) != 1 || len(g.posts) != 1 || res.Comments != 2 {
 		t.Errorf("%d POSTs, %d reviews, %+v: want the one created review, no second POST", g.count(postReviews), len(g.posts), res)
+	}
+}
+
+// A summary review posted with another token cannot be edited: the run
+// posts a review of its own instead of failing.
+func TestPostWhenTheEarlierReviewIsAnotherTokens(t *testing.T) {
+	g := &fakeGitHub{t: t, reviews: []string{"LGTM", reviewMark + "\nposted with a person's token"}, foreign: map[int]bool{2: true}}
+	p, _ := newPoster(t, g)
+	res, err := p.Post(context.Background(), sampleReview())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.count(putReview) != 1 || res.Updated || res.Reviews != 1 || res.Comments != 2 || len(g.posts) != 1 {
+		t.Errorf("%d PUTs, result %+v, %d reviews: want one refused edit, then a new review", g.count(putReview), res, len(g.posts))
+	}
+	// The next push edits the new review, its own.
+	rv := sampleReview()
+	rv.CommitID = "def456"
+	res, err = p.Post(context.Background(), rv)
+	if err != nil || !res.Updated || res.Reviews != 0 || g.count(putReview) != 1 || g.count("PUT /api/v3/repos/octo/train/pulls/7/reviews/3") != 1 {
+		t.Errorf("next push: %+v, %v; want review 3 edited", res, err)
 	}
 }
