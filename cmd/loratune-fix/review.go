@@ -46,7 +46,13 @@ current folder).
 review"; rdjsonl feeds reviewdog (reviewdog -f=rdjsonl); sarif is a SARIF 2.1.0
 log of the changed files; github prints workflow annotations for them. --post creates the review on GitHub instead, with
 GITHUB_TOKEN, GITHUB_REPOSITORY, --pr (or the pull_request event at
-GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
+GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice, and
+a later run edits its own summary rather than posting another.
+
+The body's patches apply with git apply before or after the suggestions are
+committed; findings on lines the change did not touch are listed once, folded,
+as already in the file, and --fail-on-findings counts only the changed lines
+(--fail-on-findings=all counts them all).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (base == "") == (diffFile == "") {
