@@ -35,7 +35,10 @@ const (
 	Clean    Status = "clean"      // nothing to fix: no branch, no commit
 	UpToDate Status = "up-to-date" // the branch already holds every fix
 	Changed  Status = "changed"    // a new commit on the branch
-	Failed   Status = "error"      // see Result.Error; the others went on
+	// LeftAlone: --open-pr left the branch and its pull request as they
+	// were (pr.reason says why); nothing was pushed.
+	LeftAlone Status = "left-alone"
+	Failed    Status = "error" // see Result.Error; the others went on
 )
 
 // Options configure a migration.

@@ -80,10 +80,15 @@ func ownerRepo(spec string) (string, string, error) {
 type prFacts struct {
 	base      string // the default branch's name
 	remoteSHA string // the fix branch on origin; "": none
+	// merged: the fix branch has no commit over the default branch (a
+	// merge that kept the branch), so git fetched none of it.
+	merged bool
 }
 
 // remoteBranch finds the fix branch on origin and fetches the commits it
-// has over the default branch (and no more).
+// has over the default branch (and no more). A branch merged into the
+// default branch has none: git then refuses a shallow fetch ("no commits
+// selected for shallow requests"), which says just that.
 func (r *repo) remoteBranch(ctx context.Context) error {
 	out, err := r.git.Network(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+r.o.Branch)
 	if err != nil || out == "" {
@@ -92,6 +97,12 @@ func (r *repo) remoteBranch(ctx context.Context) error {
 	r.pr.remoteSHA, _, _ = strings.Cut(out, "\t")
 	_, err = r.git.Network(ctx, "fetch", "-q", "--no-tags", "--shallow-exclude=refs/heads/"+r.pr.base,
 		"origin", "+refs/heads/"+r.o.Branch+":refs/remotes/origin/"+r.o.Branch)
+	if err != nil && strings.Contains(err.Error(), "no commits selected for shallow requests") {
+		r.pr.merged = true
+		// A ref left by an earlier run would be taken for the branch.
+		r.git.Run(ctx, "update-ref", "-d", "refs/remotes/origin/"+r.o.Branch)
+		return nil
+	}
 	return err
 }
 
@@ -111,47 +122,127 @@ func (r *repo) foreign(ctx context.Context) ([]string, error) {
 	return other, nil
 }
 
-// pullRequest pushes the branch and opens, updates or closes the pull
-// request; r.res.Status says whether there is anything to fix. Once the
-// branch is pushed, the calls to GitHub run to the end whatever ctx says:
-// a pushed branch is reported with its pull request.
+// branchKind is what the fix branch on origin holds.
+type branchKind int
+
+const (
+	branchNone    branchKind = iota // no fix branch on origin
+	branchOurs                      // this tool's commits, with other files than this run's fix
+	branchSame                      // this tool's commits, with this run's fix
+	branchMerged                    // no commit over the default branch: merged, the branch kept
+	branchForeign                   // commits this tool did not make
+)
+
+// prKind is the newest pull request from the fix branch.
+type prKind int
+
+const (
+	prNone   prKind = iota // none
+	prOpen                 // open
+	prClosed               // closed without merging
+	prMerged               // merged
+)
+
+// situation is everything decide reads, as plain values.
+type situation struct {
+	ToFix   bool // the default branch has something to fix
+	Branch  branchKind
+	PR      prKind
+	Current bool // the open pull request's title and body are this run's
+}
+
+// plan is what to do about one repository's pull request.
+type plan struct {
+	State        PRState // "": no pull request to report
+	Push         bool    // push the fix branch, leased on what origin holds
+	Open         bool    // open a pull request
+	Edit         bool    // set its title and body
+	Close        bool    // comment, close
+	DeleteBranch bool    // delete the fix branch on origin
+	// LeftAlone says why nothing is done: leftForeign or leftClosed.
+	LeftAlone string
+}
+
+const (
+	leftForeign = "foreign"
+	leftClosed  = "closed"
+)
+
+// decide is the pull request's state machine: what a run does, from what
+// it found. It calls nothing; pullRequest gathers s and carries the plan out.
+func decide(s situation) plan {
+	switch {
+	case s.Branch == branchForeign:
+		// Someone's work on the branch: never pushed over, whatever else.
+		return plan{State: PRLeftAlone, LeftAlone: leftForeign}
+	case s.PR == prClosed && s.Branch != branchNone:
+		// Closed by a person, its branch kept: that is a "no".
+		if !s.ToFix {
+			return plan{}
+		}
+		return plan{State: PRLeftAlone, LeftAlone: leftClosed}
+	case !s.ToFix && s.PR == prOpen:
+		return plan{State: PRClosed, Close: true, DeleteBranch: s.Branch != branchNone}
+	case !s.ToFix:
+		return plan{} // merged, or never opened: nothing of ours to change
+	}
+	// Something to fix. A merged pull request, or a closed one whose branch
+	// is gone (as our own close leaves it), makes way for a new one.
+	p := plan{Push: s.Branch != branchSame}
+	if s.PR != prOpen {
+		p.Open, p.State = true, PROpened
+		return p
+	}
+	p.Edit = !s.Current
+	p.State = PRUnchanged
+	if p.Push || p.Edit {
+		p.State = PRUpdated
+	}
+	return p
+}
+
+// pullRequest gathers the situation from git and GitHub, decides, and
+// pushes the branch and opens, updates or closes the pull request;
+// r.res.Status says whether there is anything to fix. Once the branch is
+// pushed, the calls to GitHub run to the end whatever ctx says: a pushed
+// branch is reported with its pull request.
 func (r *repo) pullRequest(ctx context.Context, spec string) error {
 	p := r.o.PR
 	owner, name, err := ownerRepo(spec)
 	if err != nil {
 		return err
 	}
-	if r.pr.remoteSHA != "" {
-		other, err := r.foreign(ctx)
-		if err != nil {
+	s := situation{ToFix: r.res.Status != Clean}
+	var other []string
+	switch {
+	case r.pr.remoteSHA == "":
+	case r.pr.merged:
+		s.Branch = branchMerged
+	default:
+		if other, err = r.foreign(ctx); err != nil {
 			return err
 		}
+		s.Branch = branchOurs
 		if len(other) > 0 {
-			r.res.PR = &PR{State: PRLeftAlone, Reason: fmt.Sprintf("the branch has %d commit(s) not made by loratune-fix (%q): not pushed over", len(other), other[0])}
-			return nil
-		}
-	}
-	toFix := r.res.Status != Clean
-	same := false
-	if toFix && r.pr.remoteSHA != "" {
-		_, derr := r.git.Run(ctx, "diff", "--quiet", "refs/remotes/origin/"+r.o.Branch, "HEAD")
-		same = derr == nil
-		if same {
-			r.res.Status, r.res.Commit = UpToDate, r.pr.remoteSHA
+			s.Branch = branchForeign
+		} else if _, derr := r.git.Run(ctx, "diff", "--quiet", "refs/remotes/origin/"+r.o.Branch, "HEAD"); s.ToFix && derr == nil {
+			s.Branch = branchSame
 		}
 	}
 	title, body := r.title(), r.body()
 	if p.DryRun {
-		if !toFix && r.pr.remoteSHA != "" {
+		switch {
+		case s.Branch == branchForeign:
+			r.leftAlone(&PR{State: PRLeftAlone, Reason: foreignReason(other)})
+		case !s.ToFix && r.pr.remoteSHA != "" && !r.pr.merged:
 			fmt.Fprintf(p.Out, "=== %s/%s: nothing left to fix: an open pull request from %s would be closed, its branch deleted\n", owner, name, r.o.Branch)
-		}
-		if toFix {
+		case s.ToFix:
 			fmt.Fprintf(p.Out, "=== %s/%s: pull request %s -> %s\nTitle: %s\n\n%s\n", owner, name, r.o.Branch, r.pr.base, title, body)
 			r.res.PR = &PR{State: PRDryRun}
 		}
 		return nil
 	}
-	if !toFix && r.pr.remoteSHA == "" {
+	if !s.ToFix && s.Branch == branchNone {
 		return nil // no branch, so no pull request of ours
 	}
 	gh, err := p.Client(owner, name)
@@ -164,53 +255,75 @@ func (r *repo) pullRequest(ctx context.Context, spec string) error {
 		return err
 	}
 	switch {
-	case toFix && old != nil && old.GetState() == "closed" && old.MergedAt == nil && r.pr.remoteSHA != "":
-		// Closed by a person, its branch kept: that is a "no".
-		r.res.PR = &PR{Number: old.GetNumber(), URL: old.GetHTMLURL(), State: PRLeftAlone,
-			Reason: fmt.Sprintf("pull request #%d was closed without merging: not opened again (delete its branch to allow a new one)", old.GetNumber())}
-		return nil
-	case old != nil && old.GetState() == "closed":
-		old = nil // merged, or its branch deleted (as our own close does): a new one may open
+	case old == nil:
+	case old.GetState() == "open":
+		s.PR = prOpen
+		s.Current = old.GetTitle() == title && old.GetBody() == body
+	case old.MergedAt != nil:
+		s.PR = prMerged
+	default:
+		s.PR = prClosed
 	}
-	pushed := false
-	if toFix && !same {
-		lease := "--force-with-lease=refs/heads/" + r.o.Branch + ":" + r.pr.remoteSHA
+	pl := decide(s)
+	if old != nil && pl.State != "" && !pl.Open {
+		r.res.PR = &PR{Number: old.GetNumber(), URL: old.GetHTMLURL(), State: pl.State}
+	}
+	switch pl.LeftAlone {
+	case leftForeign:
+		r.leftAlone(&PR{Reason: foreignReason(other)})
+		return nil
+	case leftClosed:
+		r.leftAlone(&PR{Reason: fmt.Sprintf("pull request #%d was closed without merging: not opened again (delete its branch to allow a new one)", old.GetNumber())})
+		return nil
+	}
+	lease := "--force-with-lease=refs/heads/" + r.o.Branch + ":" + r.pr.remoteSHA
+	if pl.Push {
 		if _, err := r.git.Network(ctx, "push", "-q", lease, "origin", "HEAD:refs/heads/"+r.o.Branch); err != nil {
 			return err
 		}
-		r.res.Pushed, pushed = true, true
+		r.res.Pushed = true
 		ctx = context.WithoutCancel(ctx) // a pushed branch gets its pull request
+	} else if s.ToFix {
+		r.res.Status, r.res.Commit = UpToDate, r.pr.remoteSHA
 	}
 	switch {
-	case !toFix && old == nil:
-		return nil
-	case !toFix:
-		r.res.PR = &PR{Number: old.GetNumber(), URL: old.GetHTMLURL(), State: PRClosed}
+	case pl.Close:
 		if err := c.close(ctx, old.GetNumber()); err != nil {
 			return err
 		}
-		// Without its branch, a later run that finds something to fix
-		// again may open a new pull request.
-		lease := "--force-with-lease=refs/heads/" + r.o.Branch + ":" + r.pr.remoteSHA
-		_, err := r.git.Network(context.WithoutCancel(ctx), "push", "-q", lease, "origin", "--delete", "refs/heads/"+r.o.Branch)
-		return err
-	case old == nil:
+		if pl.DeleteBranch {
+			// Without its branch, a later run that finds something to fix
+			// again may open a new pull request.
+			_, err := r.git.Network(context.WithoutCancel(ctx), "push", "-q", lease, "origin", "--delete", "refs/heads/"+r.o.Branch)
+			return err
+		}
+	case pl.Open:
 		pr, err := c.open(ctx, r.pr.base, title, body, p)
 		if pr != nil {
 			r.res.PR = &PR{Number: pr.GetNumber(), URL: pr.GetHTMLURL(), State: PROpened}
 		}
 		return err
-	}
-	r.res.PR = &PR{Number: old.GetNumber(), URL: old.GetHTMLURL(), State: PRUnchanged}
-	if old.GetTitle() != title || old.GetBody() != body {
-		if err := c.edit(ctx, old.GetNumber(), title, body); err != nil {
-			return err
-		}
-		r.res.PR.State = PRUpdated
-	} else if pushed {
-		r.res.PR.State = PRUpdated
+	case pl.Edit:
+		return c.edit(ctx, old.GetNumber(), title, body)
 	}
 	return nil
+}
+
+// leftAlone reports a repository whose branch and pull request stay as
+// they are: nothing was pushed, so the commit is the branch's on origin,
+// not the one made here. pr's number and URL come from r.res.PR when a
+// pull request was found.
+func (r *repo) leftAlone(pr *PR) {
+	pr.State = PRLeftAlone
+	if r.res.PR != nil {
+		pr.Number, pr.URL = r.res.PR.Number, r.res.PR.URL
+	}
+	r.res.PR = pr
+	r.res.Status, r.res.Commit, r.res.Pushed = LeftAlone, r.pr.remoteSHA, false
+}
+
+func foreignReason(other []string) string {
+	return fmt.Sprintf("the branch has %d commit(s) not made by loratune-fix (%q): not pushed over", len(other), other[0])
 }
 
 // prCall makes the pull request calls of one repository, retried by the
@@ -273,23 +386,53 @@ func (c *prCall) open(ctx context.Context, base, title, body string, p *PROption
 	}
 	if len(p.Labels) > 0 {
 		err := c.gh.Retry(ctx, func(ctx context.Context) error {
-			_, _, err := c.gh.Issues.AddLabelsToIssue(ctx, c.owner, c.repo, pr.GetNumber(), p.Labels)
+			// {"labels": [...]}, the form GitHub's description asks for
+			// (go-github's AddLabelsToIssue sends a bare array).
+			u := fmt.Sprintf("repos/%s/%s/issues/%d/labels", c.owner, c.repo, pr.GetNumber())
+			req, err := c.gh.NewRequest(http.MethodPost, u, map[string][]string{"labels": p.Labels})
+			if err == nil {
+				_, err = c.gh.Do(ctx, req, nil)
+			}
 			return err
 		}, nil)
 		if err != nil {
 			return pr, c.explain(err, fmt.Sprintf("label pull request #%d", pr.GetNumber()), "a label name it does not take")
 		}
 	}
-	if len(p.Reviewers) > 0 {
+	users, teams, elsewhere := splitReviewers(p.Reviewers, c.owner)
+	if len(users)+len(teams) > 0 {
 		err := c.gh.Retry(ctx, func(ctx context.Context) error {
-			_, _, err := c.gh.PullRequests.RequestReviewers(ctx, c.owner, c.repo, pr.GetNumber(), github.ReviewersRequest{Reviewers: p.Reviewers})
+			_, _, err := c.gh.PullRequests.RequestReviewers(ctx, c.owner, c.repo, pr.GetNumber(), github.ReviewersRequest{Reviewers: users, TeamReviewers: teams})
 			return err
 		}, nil)
 		if err != nil {
-			return pr, c.explain(err, fmt.Sprintf("request reviewers on pull request #%d", pr.GetNumber()), "a reviewer must be a collaborator of the repository, and not its author")
+			return pr, c.explain(err, fmt.Sprintf("request reviewers on pull request #%d", pr.GetNumber()),
+				"a reviewer must be a collaborator of the repository, and not its author; a team, given as org/team, one of the repository's organization")
 		}
 	}
+	if len(elsewhere) > 0 {
+		// The same slug in this organization would be another team.
+		return pr, fmt.Errorf("reviewer team %s is not of %s's organization: not requested on pull request #%d", strings.Join(elsewhere, ", "), c.owner, pr.GetNumber())
+	}
 	return pr, nil
+}
+
+// splitReviewers sorts --pr-reviewer values into users (a login) and
+// teams (org/team, sent as the team's slug: GitHub takes teams of the
+// repository's organization, owner); elsewhere are teams of another.
+func splitReviewers(all []string, owner string) (users, teams, elsewhere []string) {
+	for _, r := range all {
+		org, team, ok := strings.Cut(r, "/")
+		switch {
+		case !ok:
+			users = append(users, r)
+		case strings.EqualFold(org, owner):
+			teams = append(teams, team)
+		default:
+			elsewhere = append(elsewhere, r)
+		}
+	}
+	return users, teams, elsewhere
 }
 
 func (c *prCall) edit(ctx context.Context, number int, title, body string) error {

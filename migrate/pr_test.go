@@ -19,6 +19,7 @@ import (
 	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/fixtures"
 	"github.com/loratune/loratune-fix/githubapi"
+	"github.com/loratune/loratune-fix/githubapi/githubtest"
 )
 
 // fakePR is a pull request the fake GitHub holds.
@@ -31,10 +32,19 @@ type fakePR struct {
 	Head      string   `json:"-"` // owner:branch
 	Base      string   `json:"-"`
 	Draft     bool     `json:"draft"`
+	MergedAt  *string  `json:"merged_at"`
 	Labels    []string `json:"-"`
 	Reviewers []string `json:"-"`
+	Teams     []string `json:"-"` // team reviewers' slugs
 	Comments  []string `json:"-"`
 }
+
+// The collaborators of the fake's repositories: a request for anyone else
+// is refused, as GitHub refuses it.
+var (
+	fakeUsers = map[string]bool{"alice": true}
+	fakeTeams = map[string]bool{"ml-platform": true}
+)
 
 // fakePulls is the part of GitHub's REST API that --open-pr uses, under
 // GitHub Enterprise's /api/v3 prefix, with its pull requests kept between
@@ -128,17 +138,30 @@ func (g *fakePulls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		json.NewEncoder(w).Encode(pr)
 	case kind == "pulls" && sub == "/requested_reviewers" && r.Method == http.MethodPost:
-		for _, v := range in["reviewers"].([]any) {
+		users, _ := in["reviewers"].([]any)
+		teams, _ := in["team_reviewers"].([]any)
+		for _, v := range users {
+			if !fakeUsers[v.(string)] {
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				fmt.Fprintf(w, `{"message":"Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the %s repository."}`, key)
+				return
+			}
 			pr.Reviewers = append(pr.Reviewers, v.(string))
+		}
+		for _, v := range teams {
+			if !fakeTeams[v.(string)] {
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				fmt.Fprint(w, `{"message":"Could not resolve to a node with the global id"}`)
+				return
+			}
+			pr.Teams = append(pr.Teams, v.(string))
 		}
 		w.WriteHeader(http.StatusCreated)
 		json.NewEncoder(w).Encode(pr)
 	case kind == "issues" && sub == "/labels" && r.Method == http.MethodPost:
-		var labels []string
-		for _, v := range raw.([]any) { // go-github sends the labels as a bare array
-			labels = append(labels, v.(string))
+		for _, v := range in["labels"].([]any) {
+			pr.Labels = append(pr.Labels, v.(string))
 		}
-		pr.Labels = append(pr.Labels, labels...)
 		fmt.Fprint(w, "[]")
 	case kind == "issues" && sub == "/comments" && r.Method == http.MethodPost:
 		pr.Comments = append(pr.Comments, str("body"))
@@ -163,7 +186,7 @@ type fleet struct {
 func newFleet(t *testing.T) *fleet {
 	e := env(t)
 	f := &fleet{t: t, env: e, root: t.TempDir(), gh: &fakePulls{t: t}}
-	srv := httptest.NewServer(f.gh)
+	srv := httptest.NewServer(githubtest.Handler(t, "/api/v3", f.gh))
 	t.Cleanup(srv.Close)
 	f.o = options(t, e)
 	f.o.PR = &PROptions{
@@ -175,7 +198,7 @@ func newFleet(t *testing.T) *fleet {
 			}
 			return c, err
 		},
-		Labels: []string{"bf16"}, Reviewers: []string{"ml-platform"}, Draft: true,
+		Labels: []string{"bf16"}, Reviewers: []string{"octo/ml-platform", "alice"}, Draft: true,
 		Reproduce: "loratune-fix fix --write .",
 	}
 	return f
@@ -244,7 +267,7 @@ func TestOpenPRTwiceOverBareRepositories(t *testing.T) {
 	}
 	pr := f.prs("trainer")[0]
 	if pr.Head != "octo:"+DefaultBranch || pr.Base != "main" || !pr.Draft ||
-		strings.Join(pr.Labels, ",") != "bf16" || strings.Join(pr.Reviewers, ",") != "ml-platform" {
+		strings.Join(pr.Labels, ",") != "bf16" || strings.Join(pr.Reviewers, ",") != "alice" || strings.Join(pr.Teams, ",") != "ml-platform" {
 		t.Errorf("pull request: %+v", pr)
 	}
 	for _, want := range []string{"## Rules applied", "LTF001 fp32-master-weights", "Cost: ", "`train.py` line ",
@@ -528,5 +551,150 @@ func TestOpenPR422OnUpdate(t *testing.T) {
 	want := "GitHub refused to update pull request #1 (its new title or body) (422 Unprocessable Entity: Validation Failed; body is too long)"
 	if r.Status != Failed || r.Error != want || r.PR == nil || r.PR.Number != 1 || !r.Pushed {
 		t.Errorf("422 on update: %+v %+v\nwant error %q", r, r.PR, want)
+	}
+}
+
+// merge merges pull request number of octo/NAME the default way: a merge
+// commit on main, the branch kept.
+func (f *fleet) merge(name string, number int) {
+	f.t.Helper()
+	dir := f.t.TempDir()
+	git(f.t, f.env, "", "clone", "-q", f.bare(name), dir)
+	git(f.t, f.env, dir, "-c", "user.name=Maintainer", "merge", "-q", "--no-ff", "-m", fmt.Sprintf("Merge pull request #%d", number), "origin/"+DefaultBranch)
+	git(f.t, f.env, dir, "push", "-q", "origin", "main")
+	f.gh.mu.Lock()
+	defer f.gh.mu.Unlock()
+	for _, p := range f.gh.prs["octo/"+name] {
+		if p.Number == number {
+			at := "2026-12-01T10:00:00Z"
+			p.State, p.MergedAt = "closed", &at
+		}
+	}
+}
+
+// After a merge with a merge commit and the branch kept, the next run finds
+// the repository clean (a shallow fetch of the merged branch selects no
+// commit, which git reports as an error), and a later finding opens a new
+// pull request over the kept branch.
+func TestOpenPRAfterAMergeWithTheBranchKept(t *testing.T) {
+	f := newFleet(t)
+	a := f.repo("trainer", training)
+	f.run(a)
+	f.merge("trainer", 1)
+	kept := git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch)
+	for run := 1; run <= 2; run++ {
+		r := f.run(a)[a]
+		if r.Status != Clean || r.Error != "" || r.PR != nil || r.Pushed {
+			t.Fatalf("run %d after the merge: %+v %+v", run, r, r.PR)
+		}
+	}
+	if got := git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch); got != kept {
+		t.Errorf("the kept branch moved to %s", got)
+	}
+	f.commitTo("trainer", "main", "another script", map[string]string{"sft.py": string(fixtures.Demo())})
+	r := f.run(a)[a]
+	if r.Status != Changed || !r.Pushed || prState(r) != PROpened || r.PR.Number != 2 || r.Error != "" {
+		t.Fatalf("a new finding after the merge: %+v %+v", r, r.PR)
+	}
+	if prs := f.prs("trainer"); len(prs) != 2 || prs[1].State != "open" || !strings.Contains(prs[1].Body, "`sft.py` line ") || strings.Contains(prs[1].Body, "`train.py` line ") {
+		t.Errorf("the new pull request: %+v", prs[len(prs)-1])
+	}
+}
+
+// A left-alone repository's line names its pull request and the branch's
+// commit on origin, and does not say changed: nothing was pushed.
+func TestOpenPRLeftAloneLine(t *testing.T) {
+	f := newFleet(t)
+	a := f.repo("trainer", training)
+	f.run(a)
+	f.commitTo("trainer", DefaultBranch, "tune the learning rate", map[string]string{"lr.txt": "2e-4\n"})
+	f.commitTo("trainer", "main", "another script", map[string]string{"sft.py": string(fixtures.Demo())})
+	tip := git(t, f.env, f.bare("trainer"), "rev-parse", DefaultBranch)
+	r := f.run(a)[a]
+	line, _ := json.Marshal(r)
+	want := `"pr":{"number":1,"url":"https://github.example/octo/trainer/pull/1","state":"left-alone","reason":`
+	if r.Status != LeftAlone || r.Commit != tip || r.Pushed || !strings.Contains(string(line), want) {
+		t.Errorf("left-alone line %s\nwant status left-alone, commit %s, and %s", line, tip, want)
+	}
+	if !r.Done() {
+		t.Errorf("a left-alone repository is not done for --resume")
+	}
+}
+
+// A team given as org/team is asked as a team; one of another
+// organization is not asked (the same slug here would be another team).
+func TestOpenPRTeamReviewers(t *testing.T) {
+	f := newFleet(t)
+	f.o.PR.Reviewers = []string{"alice", "octo/ml-platform", "acme/ml-platform"}
+	a := f.repo("trainer", training)
+	r := f.run(a)[a]
+	pr := f.prs("trainer")[0]
+	if strings.Join(pr.Teams, ",") != "ml-platform" || strings.Join(pr.Reviewers, ",") != "alice" {
+		t.Errorf("reviewers %v, teams %v", pr.Reviewers, pr.Teams)
+	}
+	if r.Status != Failed || !strings.Contains(r.Error, "reviewer team acme/ml-platform is not of octo's organization") || prState(r) != PROpened {
+		t.Errorf("%+v %+v", r, r.PR)
+	}
+}
+
+// decide covers every situation a run can find; each row is one
+// transition.
+func TestDecide(t *testing.T) {
+	type row struct {
+		s    situation
+		want plan
+	}
+	open := plan{State: PROpened, Open: true, Push: true}
+	rows := []row{
+		// Nothing to fix.
+		{situation{}, plan{}}, // clean, never opened
+		{situation{Branch: branchOurs, PR: prOpen}, plan{State: PRClosed, Close: true, DeleteBranch: true}},
+		{situation{Branch: branchOurs, PR: prOpen, Current: true}, plan{State: PRClosed, Close: true, DeleteBranch: true}},
+		{situation{PR: prOpen}, plan{State: PRClosed, Close: true}}, // its branch already gone
+		{situation{Branch: branchMerged, PR: prMerged}, plan{}},     // merged, branch kept: clean
+		{situation{PR: prMerged}, plan{}},                           // merged, branch deleted
+		{situation{Branch: branchOurs, PR: prClosed}, plan{}},       // a person's "no", nothing left anyway
+		{situation{Branch: branchOurs}, plan{}},                     // a branch without pull request
+		{situation{Branch: branchForeign, PR: prOpen}, plan{State: PRLeftAlone, LeftAlone: leftForeign}},
+		// Something to fix.
+		{situation{ToFix: true}, open},
+		{situation{ToFix: true, Branch: branchOurs}, open},                              // an orphan branch of ours is replaced
+		{situation{ToFix: true, Branch: branchSame}, plan{State: PROpened, Open: true}}, // pushed before, not opened
+		{situation{ToFix: true, PR: prMerged}, open},                                    // merged, branch deleted
+		{situation{ToFix: true, Branch: branchMerged, PR: prMerged}, open},              // merged, branch kept
+		{situation{ToFix: true, PR: prClosed}, open},                                    // closed by our run, branch deleted
+		{situation{ToFix: true, Branch: branchOurs, PR: prClosed}, plan{State: PRLeftAlone, LeftAlone: leftClosed}},
+		{situation{ToFix: true, Branch: branchSame, PR: prClosed}, plan{State: PRLeftAlone, LeftAlone: leftClosed}},
+		{situation{ToFix: true, Branch: branchMerged, PR: prClosed}, plan{State: PRLeftAlone, LeftAlone: leftClosed}},
+		{situation{ToFix: true, Branch: branchForeign}, plan{State: PRLeftAlone, LeftAlone: leftForeign}},
+		{situation{ToFix: true, Branch: branchForeign, PR: prOpen, Current: true}, plan{State: PRLeftAlone, LeftAlone: leftForeign}},
+		{situation{ToFix: true, Branch: branchSame, PR: prOpen, Current: true}, plan{State: PRUnchanged}},
+		{situation{ToFix: true, Branch: branchSame, PR: prOpen}, plan{State: PRUpdated, Edit: true}},
+		{situation{ToFix: true, Branch: branchOurs, PR: prOpen, Current: true}, plan{State: PRUpdated, Push: true}}, // pushed, body unchanged
+		{situation{ToFix: true, Branch: branchOurs, PR: prOpen}, plan{State: PRUpdated, Push: true, Edit: true}},
+		{situation{ToFix: true, Branch: branchMerged, PR: prOpen}, plan{State: PRUpdated, Push: true, Edit: true}},
+		{situation{ToFix: true, PR: prOpen, Current: true}, plan{State: PRUpdated, Push: true}}, // its branch gone: pushed again
+	}
+	for _, r := range rows {
+		if got := decide(r.s); got != r.want {
+			t.Errorf("decide(%+v) = %+v, want %+v", r.s, got, r.want)
+		}
+	}
+	// Every combination is decided, and no plan both opens and closes,
+	// pushes without something to fix, or leaves alone yet acts.
+	for _, toFix := range []bool{false, true} {
+		for b := branchNone; b <= branchForeign; b++ {
+			for p := prNone; p <= prMerged; p++ {
+				for _, cur := range []bool{false, true} {
+					s := situation{toFix, b, p, cur}
+					pl := decide(s)
+					acts := pl.Push || pl.Open || pl.Edit || pl.Close || pl.DeleteBranch
+					if pl.Open && pl.Close || pl.Push && !toFix || pl.LeftAlone != "" && acts || pl.State == "" && acts ||
+						b == branchForeign && pl.State != PRLeftAlone || pl.Open && p == prOpen {
+						t.Errorf("decide(%+v) = %+v", s, pl)
+					}
+				}
+			}
+		}
 	}
 }

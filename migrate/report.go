@@ -28,7 +28,7 @@ func ReadRepos(r io.Reader) ([]string, error) {
 }
 
 // ReadDone reads a report (JSON Lines) and returns the repositories it
-// shows done: clean, up-to-date or changed. A line cut short by an
+// shows done: clean, up-to-date, changed or left-alone. A line cut short by an
 // interrupted run is ignored (that repository runs again). A report that
 // does not exist yet shows nothing done: the first run of a job that
 // resumes its own report (a retried pod, a loop) starts from scratch.
@@ -121,8 +121,12 @@ func Summary(w io.Writer, results []*Result) {
 			r.Seconds, r.Phases.Clone, r.Phases.Fix, r.Phases.Commit, r.Phases.Push, r.Error)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%d repositories: %d changed, %d up-to-date, %d clean, %d error.",
+	fmt.Fprintf(w, "%d repositories: %d changed, %d up-to-date, %d clean, %d error",
 		len(results), counts[Changed], counts[UpToDate], counts[Clean], counts[Failed])
+	if n := counts[LeftAlone]; n > 0 {
+		fmt.Fprintf(w, ", %d left-alone", n)
+	}
+	fmt.Fprint(w, ".")
 	if total := p.Clone + p.Fix + p.Commit + p.Push; total > 0 {
 		fmt.Fprintf(w, " Time: git %.0f%% (clone %.1fs, commit %.1fs, push %.1fs), fixes %.0f%% (%.1fs).",
 			100*(p.Clone+p.Commit+p.Push)/total, p.Clone, p.Commit, p.Push, 100*p.Fix/total, p.Fix)

@@ -30,6 +30,16 @@ func (fd *FileDiff) Covers(from, to int) bool {
 	return false
 }
 
+// Touches reports whether any line of from..to was added or modified.
+func (fd *FileDiff) Touches(from, to int) bool {
+	for _, r := range fd.Added {
+		if r.Start <= to && from <= r.End {
+			return true
+		}
+	}
+	return false
+}
+
 // Has reports whether line was added or modified.
 func (fd *FileDiff) Has(line int) bool { return fd.Covers(line, line) }
 

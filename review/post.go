@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -26,49 +27,81 @@ type Poster struct {
 
 // Posted says what a Post did.
 type Posted struct {
-	Reviews, Comments, BodyItems int
-	// SkippedComments and SkippedItems were posted by an earlier run.
-	SkippedComments, SkippedItems int
+	// Reviews created; Updated: the summary of an earlier run's review
+	// was edited to this run's.
+	Reviews int
+	Updated bool
+	// Comments created, and those an earlier run had posted.
+	Comments, SkippedComments int
+	// BodyItems in the summary as posted or updated.
+	BodyItems int
 }
 
-// Post creates the review's comments and body items that no earlier run
-// posted, in reviews of at most MaxCommentsPerReview comments. With
-// nothing new it posts nothing.
+// continuedMark is in the body of the second and later reviews of a run
+// with more than MaxCommentsPerReview comments: they are not the summary.
+const continuedMark = "<!-- loratune-fix:review-continued -->"
+
+// Post brings the pull request's review up to date. The first run creates
+// it: the summary body and the comments, in reviews of at most
+// MaxCommentsPerReview comments (nothing when there are no findings). A
+// later run, on a new push, edits that review's summary in place (found by
+// its hidden mark) and adds the comments no earlier run posted as review
+// comments of their own, so a pull request keeps one summary.
 func (p *Poster) Post(ctx context.Context, r *Review) (*Posted, error) {
-	seen, err := p.posted(ctx)
+	prior, err := p.prior(ctx)
 	if err != nil {
 		return nil, p.explain(err)
 	}
 	res := &Posted{}
 	var comments []PendingComment
 	for _, c := range r.Comments() {
-		if seen[c.Fingerprint] {
+		if prior.seen[c.Fingerprint] {
 			res.SkippedComments++
 			continue
 		}
 		comments = append(comments, c)
 	}
-	var items []BodyItem
-	for _, it := range r.BodyItems() {
-		if seen[it.Fingerprint] {
-			res.SkippedItems++
-			continue
+	items := r.BodyItems()
+	body, n := fitBody(r, items)
+	if prior.summary != nil {
+		res.BodyItems = n
+		if prior.summary.GetBody() != body {
+			err := p.update(ctx, prior.summary.GetID(), body)
+			if notOurs(err) {
+				// Posted with another token (a person's, then the
+				// workflow's): this one may not edit it, so it posts its own.
+				if p.GitHub.Log != nil {
+					fmt.Fprintf(p.GitHub.Log, "loratune-fix: warning: cannot edit the earlier review %d (%v): posting a new one\n", prior.summary.GetID(), err)
+				}
+				prior.summary = nil
+			} else if err != nil {
+				return res, p.explain(err)
+			} else {
+				res.Updated = true
+			}
 		}
-		items = append(items, it)
+	}
+	if prior.summary != nil {
+		for _, c := range comments {
+			if err := p.comment(ctx, r.CommitID, c); err != nil {
+				return res, err
+			}
+			res.Comments++
+		}
+		return res, nil
 	}
 	if len(comments) == 0 && len(items) == 0 {
 		return res, nil
 	}
+	res.BodyItems = n
 	batches := (len(comments) + MaxCommentsPerReview - 1) / MaxCommentsPerReview
 	for b := 0; b < max(1, batches); b++ {
 		batch := comments[min(b*MaxCommentsPerReview, len(comments)):min((b+1)*MaxCommentsPerReview, len(comments))]
-		var body string
-		if b == 0 {
-			body, res.BodyItems = fitBody(r, len(comments), items)
-		} else {
-			body = fmt.Sprintf("%s\n**loratune-fix**, continued (%d of %d).\n", reviewMark, b+1, batches)
+		text := body
+		if b > 0 {
+			text = fmt.Sprintf("%s\n**loratune-fix**, continued (%d of %d).\n", continuedMark, b+1, batches)
 		}
-		n, err := p.create(ctx, r.CommitID, body, batch)
+		n, err := p.create(ctx, r.CommitID, text, batch)
 		if err != nil {
 			return res, err
 		}
@@ -79,16 +112,56 @@ func (p *Poster) Post(ctx context.Context, r *Review) (*Posted, error) {
 }
 
 // fitBody builds the body from as many items as fit GitHub's limit.
-func fitBody(r *Review, comments int, items []BodyItem) (string, int) {
+func fitBody(r *Review, items []BodyItem) (string, int) {
 	for n := len(items); ; n-- {
-		body := Body(r, comments, items[:n])
-		if n < len(items) {
-			body += fmt.Sprintf("\n… and %d more that do not fit here: run `loratune-fix fix` on the changed files.\n", len(items)-n)
-		}
+		body := Body(r, items[:n])
 		if len(body) <= maxBodyChars || n == 0 {
 			return body, n
 		}
 	}
+}
+
+// update replaces the body of the review id; its error is GitHub's, not
+// yet explained.
+func (p *Poster) update(ctx context.Context, id int64, body string) error {
+	return p.GitHub.Retry(ctx, func(ctx context.Context) error {
+		_, _, err := p.GitHub.PullRequests.UpdateReview(ctx, p.GitHub.Owner, p.GitHub.Repo, p.PR, id, body)
+		return err
+	}, nil)
+}
+
+// notOurs reports whether GitHub refused to edit a review as another
+// user's (403, or 404 for a review this token cannot see as its own).
+func notOurs(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil &&
+		(er.Response.StatusCode == http.StatusForbidden || er.Response.StatusCode == http.StatusNotFound)
+}
+
+// comment posts one review comment, retrying on server errors and rate
+// limits; one that GitHub created despite an error is not posted twice.
+func (p *Poster) comment(ctx context.Context, commit string, c PendingComment) error {
+	err := p.GitHub.Retry(ctx, func(ctx context.Context) error {
+		pc := &github.PullRequestComment{
+			Path: github.Ptr(c.Path), Body: github.Ptr(c.Body), CommitID: github.Ptr(commit),
+			Line: github.Ptr(c.Line), Side: github.Ptr(c.Side),
+		}
+		if c.StartLine > 0 {
+			pc.StartLine, pc.StartSide = github.Ptr(c.StartLine), github.Ptr(c.StartSide)
+		}
+		_, _, err := p.GitHub.PullRequests.CreateComment(ctx, p.GitHub.Owner, p.GitHub.Repo, p.PR, pc)
+		return err
+	}, func(ctx context.Context) (bool, error) {
+		prior, err := p.prior(ctx)
+		if err != nil {
+			return false, err
+		}
+		return prior.seen[c.Fingerprint], nil
+	})
+	if err != nil {
+		return p.explain(err)
+	}
+	return nil
 }
 
 // create posts one review, retrying on server errors and rate limits. Before
@@ -113,17 +186,17 @@ func (p *Poster) create(ctx context.Context, commit, body string, batch []Pendin
 		_, _, err := p.GitHub.PullRequests.CreateReview(ctx, p.GitHub.Owner, p.GitHub.Repo, p.PR, req)
 		return err
 	}, func(ctx context.Context) (bool, error) {
-		seen, err := p.posted(ctx)
+		prior, err := p.prior(ctx)
 		if err != nil {
 			return false, err
 		}
 		kept := batch[:0:0]
 		for _, c := range batch {
-			if !seen[c.Fingerprint] {
+			if !prior.seen[c.Fingerprint] {
 				kept = append(kept, c)
 			}
 		}
-		if len(kept) < len(batch) || len(batch) == 0 && seen[bodyKey(body)] {
+		if len(kept) < len(batch) || len(batch) == 0 && prior.bodies[body] {
 			return true, nil // created after all, despite the error
 		}
 		batch = kept
@@ -133,15 +206,6 @@ func (p *Poster) create(ctx context.Context, commit, body string, batch []Pendin
 		return 0, p.explain(err)
 	}
 	return len(batch), nil
-}
-
-// bodyKey is the fingerprint of a body's first item, which tells whether a
-// body-only review was created.
-func bodyKey(body string) string {
-	if fps := Fingerprints(body); len(fps) > 0 {
-		return fps[0]
-	}
-	return "\x00none"
 }
 
 // explain names the cause of GitHub's refusal to post.
@@ -154,11 +218,18 @@ func (p *Poster) explain(err error) error {
 	})
 }
 
-// posted collects the fingerprints of the review comments and review bodies
-// an earlier run left on the pull request. Its errors are GitHub's, not
-// yet explained.
-func (p *Poster) posted(ctx context.Context) (map[string]bool, error) {
-	seen := map[string]bool{}
+// priorRun is what earlier runs left on the pull request.
+type priorRun struct {
+	seen    map[string]bool           // fingerprints of the review comments
+	summary *github.PullRequestReview // the newest review with our summary, or nil
+	bodies  map[string]bool           // the bodies of all reviews
+}
+
+// prior collects the fingerprints of the review comments an earlier run
+// left on the pull request, and finds its summary review. Its errors are
+// GitHub's, not yet explained.
+func (p *Poster) prior(ctx context.Context) (*priorRun, error) {
+	out := &priorRun{seen: map[string]bool{}, bodies: map[string]bool{}}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		var cs []*github.PullRequestComment
@@ -173,7 +244,7 @@ func (p *Poster) posted(ctx context.Context) (map[string]bool, error) {
 		}
 		for _, c := range cs {
 			for _, fp := range Fingerprints(c.GetBody()) {
-				seen[fp] = true
+				out.seen[fp] = true
 			}
 		}
 		if resp.NextPage == 0 {
@@ -194,10 +265,12 @@ func (p *Poster) posted(ctx context.Context) (map[string]bool, error) {
 			return nil, err
 		}
 		for _, r := range rs {
-			if strings.Contains(r.GetBody(), reviewMark) {
-				for _, fp := range Fingerprints(r.GetBody()) {
-					seen[fp] = true
-				}
+			// GitHub lists reviews oldest first: the newest summary is the
+			// one to edit (an older one may be another token's).
+			b := r.GetBody()
+			out.bodies[b] = true
+			if strings.Contains(b, reviewMark) && !strings.Contains(b, continuedMark) && !strings.Contains(b, "**loratune-fix**, continued") {
+				out.summary = r
 			}
 		}
 		if resp.NextPage == 0 {
@@ -205,5 +278,5 @@ func (p *Poster) posted(ctx context.Context) (map[string]bool, error) {
 		}
 		lo.Page = resp.NextPage
 	}
-	return seen, nil
+	return out, nil
 }

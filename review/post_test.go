@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,11 +16,13 @@ import (
 
 	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/githubapi"
+	"github.com/loratune/loratune-fix/githubapi/githubtest"
 )
 
 // fakeGitHub is the part of GitHub's REST API that Poster uses, under the
-// /api/v3 prefix of GitHub Enterprise. It checks every request and keeps
-// the posted reviews, so a second run sees the first one's comments.
+// /api/v3 prefix of GitHub Enterprise, behind githubtest's check of every
+// request against GitHub's OpenAPI description. It keeps the posted
+// reviews and comments, so a second run sees the first one's.
 type fakeGitHub struct {
 	t  *testing.T
 	mu sync.Mutex
@@ -28,26 +31,34 @@ type fakeGitHub struct {
 	// keepFailed stores a review even when a failure answers its POST.
 	keepFailed bool
 	comments   []string // bodies of review comments on the pull request
-	reviews    []string // bodies of reviews
+	reviews    []string // bodies of reviews, by id - 1
 	posts      []postedReview
-	requests   []string // "METHOD path"
+	single     []postedComment // comments posted on their own
+	requests   []string        // "METHOD path"
+	// foreign reviews (by id) were posted with another token: not editable.
+	foreign map[int]bool
+}
+
+type postedComment struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	Side      string `json:"side"`
+	StartLine int    `json:"start_line"`
+	StartSide string `json:"start_side"`
+	Body      string `json:"body"`
+	CommitID  string `json:"commit_id"`
 }
 
 type postedReview struct {
-	CommitID string `json:"commit_id"`
-	Event    string `json:"event"`
-	Body     string `json:"body"`
-	Comments []struct {
-		Path      string `json:"path"`
-		Line      int    `json:"line"`
-		Side      string `json:"side"`
-		StartLine int    `json:"start_line"`
-		StartSide string `json:"start_side"`
-		Body      string `json:"body"`
-	} `json:"comments"`
+	CommitID string          `json:"commit_id"`
+	Event    string          `json:"event"`
+	Body     string          `json:"body"`
+	Comments []postedComment `json:"comments"`
 }
 
 const pageSize = 2 // small pages, so that listing must follow the Link header
+
+var reviewPath = regexp.MustCompile(`^/api/v3/repos/octo/train/pulls/7/reviews/(\d+)$`)
 
 func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
@@ -66,22 +77,22 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if got := r.Header.Get("X-GitHub-Api-Version"); got == "" {
 		t.Errorf("%s %s: no X-GitHub-Api-Version", r.Method, r.URL.Path)
 	}
+	decode := func(v any) {
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			t.Errorf("%s %s: body: %v", r.Method, r.URL.Path, err)
+		}
+	}
 	const prefix = "/api/v3/repos/octo/train/pulls/7/"
-	switch {
+	switch m := reviewPath.FindStringSubmatch(r.URL.Path); {
 	case r.Method == http.MethodGet && r.URL.Path == prefix+"comments":
 		g.page(w, r, g.comments)
 	case r.Method == http.MethodGet && r.URL.Path == prefix+"reviews":
 		g.page(w, r, g.reviews)
 	case r.Method == http.MethodPost && r.URL.Path == prefix+"reviews":
-		if ct := r.Header.Get("Content-Type"); ct != "application/json" {
-			t.Errorf("POST review: Content-Type %q", ct)
-		}
 		var pr postedReview
-		dec := json.NewDecoder(r.Body)
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&pr); err != nil {
-			t.Errorf("POST review: body is not a review: %v", err)
-		}
+		decode(&pr)
 		g.checkReview(pr)
 		failed := len(g.failures) > 0
 		if !failed || g.keepFailed {
@@ -97,7 +108,38 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(w)
 			return
 		}
-		fmt.Fprintf(w, `{"id": %d, "state": "COMMENTED"}`, len(g.posts))
+		fmt.Fprintf(w, `{"id": %d, "state": "COMMENTED", "body": %q}`, len(g.reviews), pr.Body)
+	case r.Method == http.MethodPut && m != nil:
+		id, _ := strconv.Atoi(m[1])
+		var upd struct {
+			Body string `json:"body"`
+		}
+		decode(&upd)
+		if id < 1 || id > len(g.reviews) {
+			http.NotFound(w, r)
+			return
+		}
+		if g.foreign[id] {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message": "Resource not accessible by integration"}`)
+			return
+		}
+		if !strings.Contains(upd.Body, reviewMark) {
+			t.Errorf("updated review %d lacks the mark:\n%s", id, upd.Body)
+		}
+		g.reviews[id-1] = upd.Body
+		fmt.Fprintf(w, `{"id": %d, "state": "COMMENTED", "body": %q}`, id, upd.Body)
+	case r.Method == http.MethodPost && r.URL.Path == prefix+"comments":
+		var c postedComment
+		decode(&c)
+		g.checkComment(c)
+		if c.CommitID == "" {
+			t.Errorf("comment without its commit: %+v", c)
+		}
+		g.single = append(g.single, c)
+		g.comments = append(g.comments, c.Body)
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"id": %d, "body": %q}`, len(g.comments), c.Body)
 	default:
 		t.Errorf("unexpected request %s %s", r.Method, r.URL)
 		http.NotFound(w, r)
@@ -106,19 +148,24 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (g *fakeGitHub) checkReview(pr postedReview) {
 	t := g.t
-	if pr.Event != "COMMENT" || pr.CommitID != "abc123" || !strings.Contains(pr.Body, reviewMark) {
+	if pr.Event != "COMMENT" || pr.CommitID != "abc123" || !strings.Contains(pr.Body, reviewMark) && !strings.Contains(pr.Body, continuedMark) {
 		t.Errorf("review: event %q commit %q body %q", pr.Event, pr.CommitID, pr.Body)
 	}
 	if len(pr.Comments) > MaxCommentsPerReview {
 		t.Errorf("review with %d comments, more than %d", len(pr.Comments), MaxCommentsPerReview)
 	}
 	for _, c := range pr.Comments {
-		if c.Path == "" || c.Line <= 0 || c.Side != "RIGHT" || len(Fingerprints(c.Body)) != 1 {
-			t.Errorf("bad comment %+v", c)
-		}
-		if c.StartLine != 0 && (c.StartLine >= c.Line || c.StartSide != "RIGHT") {
-			t.Errorf("bad range %d-%d side %q", c.StartLine, c.Line, c.StartSide)
-		}
+		g.checkComment(c)
+	}
+}
+
+func (g *fakeGitHub) checkComment(c postedComment) {
+	t := g.t
+	if c.Path == "" || c.Line <= 0 || c.Side != "RIGHT" || len(Fingerprints(c.Body)) != 1 {
+		t.Errorf("bad comment %+v", c)
+	}
+	if c.StartLine != 0 && (c.StartLine >= c.Line || c.StartSide != "RIGHT") {
+		t.Errorf("bad range %d-%d side %q", c.StartLine, c.Line, c.StartSide)
 	}
 }
 
@@ -161,7 +208,7 @@ const postReviews = "POST /api/v3/repos/octo/train/pulls/7/reviews"
 // waited.
 func newPoster(t *testing.T, g *fakeGitHub) (*Poster, *[]time.Duration) {
 	t.Helper()
-	srv := httptest.NewServer(g)
+	srv := httptest.NewServer(githubtest.Handler(t, "/api/v3", g))
 	t.Cleanup(srv.Close)
 	client, err := githubapi.New("test-token", srv.URL+"/api/v3", "octo", "train", srv.Client())
 	if err != nil {
@@ -173,38 +220,60 @@ func newPoster(t *testing.T, g *fakeGitHub) (*Poster, *[]time.Duration) {
 	return p, &slept
 }
 
-// sampleReview has two suggestions (one fix in two places) and one fix in
-// the body.
+// sampleReview has two suggestions (one fix in two places) and, already in
+// the file, one fix in the body.
 func sampleReview() *Review {
-	f := file("train.py", twoPlaceFix(), diag("LTF003", 4, finding.Edit{Start: at("3\n"), End: at("3\n") + 1, NewText: "None"}))
+	f := file("train.py", twoPlaceFix(), diag("LTF003", 3, finding.Edit{Start: at("2\n"), End: at("2\n") + 1, NewText: "None"}))
 	fd := &FileDiff{Added: []Range{{1, 2}, {5, 5}}}
 	return &Review{CommitID: "abc123", Files: []*FileReview{Build(f, fd, false)}}
 }
 
-func TestPostCreatesTheReviewAndARerunPostsNothingNew(t *testing.T) {
+const putReview = "PUT /api/v3/repos/octo/train/pulls/7/reviews/2"
+
+func TestPostCreatesTheReviewAndARerunUpdatesIt(t *testing.T) {
 	g := &fakeGitHub{t: t, comments: []string{"a person's comment", "another"}, reviews: []string{"LGTM"}}
 	p, _ := newPoster(t, g)
-	rv := sampleReview()
-	res, err := p.Post(context.Background(), rv)
+	res, err := p.Post(context.Background(), sampleReview())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Reviews != 1 || res.Comments != 2 || res.BodyItems != 1 || len(g.posts) != 1 {
 		t.Fatalf("first run: %+v, %d posts", res, len(g.posts))
 	}
-	if !strings.Contains(g.posts[0].Body, "<details>") || !strings.Contains(g.posts[0].Body, "LTF003") {
-		t.Errorf("body lacks the outside fix:\n%s", g.posts[0].Body)
+	first := g.posts[0].Body
+	if !strings.Contains(first, "<details>") || !strings.Contains(first, "LTF003") || !strings.Contains(first, "at abc123") {
+		t.Errorf("body lacks the outside fix or the commit:\n%s", first)
 	}
 
+	// The same push again: nothing to post, nothing to edit.
 	res, err = p.Post(context.Background(), sampleReview())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reviews != 0 || res.SkippedComments != 2 || res.SkippedItems != 1 {
-		t.Errorf("re-run: %+v, want nothing posted, 2 comments and 1 item skipped", res)
+	if res.Reviews != 0 || res.Updated || res.Comments != 0 || res.SkippedComments != 2 {
+		t.Errorf("re-run: %+v, want nothing posted and 2 comments skipped", res)
 	}
-	if n := g.count(postReviews); n != 1 {
-		t.Errorf("%d reviews posted over two runs, want 1", n)
+
+	// A new push with a new finding on a changed line: the summary is
+	// edited in place, the new comment added on its own; no second review.
+	rv := sampleReview()
+	rv.CommitID = "def456"
+	f := file("train.py", twoPlaceFix(), diag("LTF003", 3, finding.Edit{Start: at("2\n"), End: at("2\n") + 1, NewText: "None"}),
+		diag("LTF007", 1))
+	rv.Files = []*FileReview{Build(f, &FileDiff{Added: []Range{{1, 2}, {5, 5}}}, false)}
+	p.GitHub.Sleep = nil
+	res, err = p.Post(context.Background(), rv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reviews != 0 || !res.Updated || res.Comments != 1 || res.SkippedComments != 2 {
+		t.Errorf("new push: %+v, want the summary updated and 1 comment added", res)
+	}
+	if g.count(postReviews) != 1 || g.count(putReview) != 1 || len(g.single) != 1 || !strings.Contains(g.single[0].Body, "LTF007") {
+		t.Errorf("%d reviews posted, %d updated, single comments %+v", g.count(postReviews), g.count(putReview), g.single)
+	}
+	if got := g.reviews[1]; !strings.Contains(got, "found 3 findings in the changed files (at def456): 2 in comments on the changed lines, and 1 already in the file") || !strings.Contains(got, "at def456") || got == first {
+		t.Errorf("updated summary:\n%s", got)
 	}
 }
 
@@ -311,7 +380,7 @@ func TestPostSplitsManyCommentsIntoReviewsOfThirty(t *testing.T) {
 	}
 	// The lists are paged (2 per page): a re-run must read every page.
 	res, err = p.Post(context.Background(), rv)
-	if err != nil || res.Reviews != 0 || res.SkippedComments != 65 {
+	if err != nil || res.Reviews != 0 || res.Updated || res.SkippedComments != 65 || g.count("PUT /api/v3/repos/octo/train/pulls/7/reviews/1") != 0 {
 		t.Errorf("re-run: %+v, %v", res, err)
 	}
 }
@@ -330,5 +399,26 @@ func TestPostDoesNotRepostAReviewCreatedDespiteA502(t *testing.T) {
 	}
 	if g.count(postReviews) != 1 || len(g.posts) != 1 || res.Comments != 2 {
 		t.Errorf("%d POSTs, %d reviews, %+v: want the one created review, no second POST", g.count(postReviews), len(g.posts), res)
+	}
+}
+
+// A summary review posted with another token cannot be edited: the run
+// posts a review of its own instead of failing.
+func TestPostWhenTheEarlierReviewIsAnotherTokens(t *testing.T) {
+	g := &fakeGitHub{t: t, reviews: []string{"LGTM", reviewMark + "\nposted with a person's token"}, foreign: map[int]bool{2: true}}
+	p, _ := newPoster(t, g)
+	res, err := p.Post(context.Background(), sampleReview())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.count(putReview) != 1 || res.Updated || res.Reviews != 1 || res.Comments != 2 || len(g.posts) != 1 {
+		t.Errorf("%d PUTs, result %+v, %d reviews: want one refused edit, then a new review", g.count(putReview), res, len(g.posts))
+	}
+	// The next push edits the new review, its own.
+	rv := sampleReview()
+	rv.CommitID = "def456"
+	res, err = p.Post(context.Background(), rv)
+	if err != nil || !res.Updated || res.Reviews != 0 || g.count(putReview) != 1 || g.count("PUT /api/v3/repos/octo/train/pulls/7/reviews/3") != 1 {
+		t.Errorf("next push: %+v, %v; want review 3 edited", res, err)
 	}
 }

@@ -105,10 +105,12 @@ type PendingComment struct {
 	Fingerprint string
 }
 
-// BodyItem is one entry of the review body, with its fingerprint.
+// BodyItem is one entry of the review body, with its fingerprint and the
+// number of findings it shows.
 type BodyItem struct {
 	Text        string
 	Fingerprint string
+	Findings    int
 }
 
 // Comments are the review comments: a suggestion per change of each inside
@@ -193,14 +195,19 @@ func plural(n int) string {
 	return "s"
 }
 
-// BodyItems are the entries of the review body: each fix that touches
-// lines the pull request did not change, with its patch folded in a
-// <details> block, and each finding without a fix off the changed lines.
+// BodyItems are the entries of the review body: each fix of a finding on
+// the changed lines that touches lines the pull request did not change,
+// with its patch folded in a <details> block, and each such finding
+// without a fix; then, folded once, the findings already in the file (on
+// lines the pull request did not touch) with their fixes as one patch; then
+// the files that could not be read. Every patch's context lines are lines
+// no suggestion and no other patch changes, so each applies whether or not
+// the suggestions were committed.
 func (r *Review) BodyItems() []BodyItem {
 	var out []BodyItem
 	for _, f := range r.Files {
 		for _, g := range f.Groups {
-			if g.Inside {
+			if g.Inside || !g.New {
 				continue
 			}
 			var old strings.Builder
@@ -209,25 +216,101 @@ func (r *Review) BodyItems() []BodyItem {
 			}
 			fp := Fingerprint(codesOf(g.Findings), g.Path, old.String())
 			summary := fmt.Sprintf("<code>%s</code> %s: %s", htmlEscape(g.Path), lineRef(g.Changes[0].From, g.Changes[len(g.Changes)-1].To), htmlEscape(summaryOf(g)))
-			text := "<details><summary>" + summary + "</summary>\n\n" + headlines(g) + "\n\n" +
+			text := "<details><summary>" + summary + "</summary>\n\n" + headlines(g) + "\n\n" + afterLine(g.AfterSuggestions) +
 				fence(g.Patch) + "diff\n" + g.Patch + fence(g.Patch) + "\n\n</details>\n" + mark(fp) + "\n"
-			out = append(out, BodyItem{text, fp})
+			out = append(out, BodyItem{text, fp, len(g.Findings)})
 		}
 		for _, n := range f.Notes {
-			if n.Inside {
+			if n.Inside || !n.New {
 				continue
 			}
-			fp := Fingerprint([]string{n.Diag.Code}, n.Path, n.Text)
-			loc := report.Location(n.Path, n.Diag)
-			text := fmt.Sprintf("- `%s`: %s %s %s\n", loc, headline(n.Diag), noFixReason(n.Diag), mark(fp))
-			out = append(out, BodyItem{text, fp})
+			out = append(out, noteItem(n))
 		}
+	}
+	if it, ok := r.alreadyItem(); ok {
+		out = append(out, it)
 	}
 	for _, p := range r.Problems {
 		fp := Fingerprint([]string{"error"}, p.Path, p.Message)
-		out = append(out, BodyItem{fmt.Sprintf("- `%s` could not be reviewed: %s %s\n", p.Path, p.Message, mark(fp)), fp})
+		out = append(out, BodyItem{fmt.Sprintf("- `%s` could not be reviewed: %s %s\n", p.Path, p.Message, mark(fp)), fp, 0})
 	}
 	return out
+}
+
+// afterNote and afterLine say that a patch applies once the suggestions
+// are committed (its context holds a suggestion's text).
+func afterNote(after bool) string {
+	if after {
+		return " (apply it after committing the suggestions: it edits the line just above one)"
+	}
+	return ""
+}
+
+func afterLine(after bool) string {
+	if after {
+		return "Apply this patch after committing the suggestions: it edits the line just above one.\n\n"
+	}
+	return ""
+}
+
+func noteItem(n Note) BodyItem {
+	fp := Fingerprint([]string{n.Diag.Code}, n.Path, n.Text)
+	loc := report.Location(n.Path, n.Diag)
+	return BodyItem{fmt.Sprintf("- `%s`: %s %s %s\n", loc, headline(n.Diag), noFixReason(n.Diag), mark(fp)), fp, 1}
+}
+
+// alreadyItem lists the findings already in the file, each once, in one
+// folded block, with one patch of all their fixes.
+func (r *Review) alreadyItem() (BodyItem, bool) {
+	var list, diff strings.Builder
+	var fps []string
+	n, after := 0, false
+	for _, f := range r.Files {
+		var cs []Change
+		var lines []string
+		for _, g := range f.Groups {
+			if g.Inside || g.New {
+				continue
+			}
+			after = after || g.AfterSuggestions
+			cs = append(cs, g.Changes...)
+			for _, d := range g.Findings {
+				lines = append(lines, fmt.Sprintf("- `%s`: %s\n", report.Location(g.Path, d), headline(d)))
+				fps = append(fps, d.Code+"\x00"+report.Location(g.Path, d))
+				n++
+			}
+		}
+		for _, nt := range f.Notes {
+			if nt.Inside || nt.New {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("- `%s`: %s %s\n", report.Location(nt.Path, nt.Diag), headline(nt.Diag), noFixReason(nt.Diag)))
+			fps = append(fps, nt.Diag.Code+"\x00"+report.Location(nt.Path, nt.Diag))
+			n++
+		}
+		for _, l := range lines {
+			list.WriteString(l)
+		}
+		if len(cs) > 0 {
+			others, suggested := otherChanges(f.Groups, func(g *Group) bool { return g.Inside || g.New })
+			p, a := patch(f.Path, f.before, cs, others, suggested)
+			diff.WriteString(p)
+			after = after || a
+		}
+	}
+	if n == 0 {
+		return BodyItem{}, false
+	}
+	fp := Fingerprint([]string{"already"}, "", strings.Join(fps, "\x00"))
+	var b strings.Builder
+	fmt.Fprintf(&b, "<details><summary>%d finding%s already in the file, on lines this pull request did not touch</summary>\n\n%s",
+		n, plural(n), list.String())
+	if d := diff.String(); d != "" {
+		fn := fence(d)
+		fmt.Fprintf(&b, "\nTheir fixes in one patch%s:\n\n%sdiff\n%s%s\n", afterNote(after), fn, d, fn)
+	}
+	b.WriteString("\n</details>\n" + mark(fp) + "\n")
+	return BodyItem{b.String(), fp, n}, true
 }
 
 func summaryOf(g *Group) string {
@@ -245,26 +328,97 @@ func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-// Body assembles the review body from items (all of BodyItems, or those
-// not posted before) with a count of what the review holds.
-func Body(r *Review, comments int, items []BodyItem) string {
-	var b strings.Builder
-	b.WriteString(reviewMark + "\n")
-	findings := 0
+// Counts are a review's findings by where the body says they are; each
+// finding is counted once: Comments + Below + Already = Findings.
+type Counts struct {
+	Findings int
+	Comments int // in comments on the changed lines
+	Below    int // in the body: on the changed lines, fix not a suggestion
+	Already  int // in the body, folded: on lines the pull request did not touch
+	// Failing are the errors and warnings (info notes aside) on the changed
+	// lines; FailingAll those anywhere in the changed files.
+	Failing, FailingAll int
+}
+
+// Counts counts the review's findings.
+func (r *Review) Counts() Counts {
+	var c Counts
+	count := func(ds []finding.Diag, inside, isNew bool) {
+		for _, d := range ds {
+			c.Findings++
+			switch {
+			case inside:
+				c.Comments++
+			case isNew:
+				c.Below++
+			default:
+				c.Already++
+			}
+			if d.Severity != finding.SeverityInfo {
+				c.FailingAll++
+				if inside || isNew {
+					c.Failing++
+				}
+			}
+		}
+	}
 	for _, f := range r.Files {
 		for _, g := range f.Groups {
-			findings += len(g.Findings)
+			count(g.Findings, g.Inside, g.New)
 		}
-		findings += len(f.Notes)
+		for _, n := range f.Notes {
+			count([]finding.Diag{n.Diag}, n.Inside, n.New)
+		}
 	}
-	fmt.Fprintf(&b, "**loratune-fix** found %d finding%s in the changed files: %d comment%s on the changed lines",
-		findings, plural(findings), comments, plural(comments))
-	if len(items) == 0 {
-		b.WriteString(".\n")
-		return b.String()
+	return c
+}
+
+// Body assembles the review body from items (all of BodyItems, or the
+// first of them that fit GitHub's limit) with a count of the findings in
+// one unit: those in comments, below, already in the file, and not shown
+// add up to all.
+func Body(r *Review, items []BodyItem) string {
+	var b strings.Builder
+	b.WriteString(reviewMark + "\n")
+	c := r.Counts()
+	shown := 0
+	for _, it := range items {
+		shown += it.Findings
 	}
-	fmt.Fprintf(&b, ", and %d below: fixes that touch lines this pull request did not change, so GitHub cannot take them as suggestions "+
-		"(apply a patch with `git apply`, or all fixes with `loratune-fix fix --write`), findings without a fix, and files that could not be read.\n\n", len(items))
+	at := ""
+	if r.CommitID != "" {
+		at = fmt.Sprintf(" (at %.7s)", r.CommitID)
+	}
+	if c.Findings == 0 {
+		fmt.Fprintf(&b, "**loratune-fix** found no findings in the changed files%s.", at)
+	} else {
+		parts := []string{fmt.Sprintf("%d in comments on the changed lines", c.Comments)}
+		if c.Below > 0 {
+			parts = append(parts, fmt.Sprintf("%d below whose fix reaches lines this pull request did not change, or that have no suggestion", c.Below))
+		}
+		if c.Already > 0 {
+			parts = append(parts, fmt.Sprintf("%d already in the file, on lines it did not touch (folded below)", c.Already))
+		}
+		if hidden := c.Below + c.Already - shown; hidden > 0 {
+			parts = append(parts, fmt.Sprintf("%d not shown here for GitHub's size limit (`loratune-fix check` lists them)", hidden))
+		}
+		last := len(parts) - 1
+		list := strings.Join(parts[:last], ", ")
+		if last > 0 {
+			list += ", and "
+		}
+		fmt.Fprintf(&b, "**loratune-fix** found %d finding%s in the changed files%s: %s.", c.Findings, plural(c.Findings), at, list+parts[last])
+	}
+	if n := len(r.Problems); n > 0 {
+		fmt.Fprintf(&b, " %d changed file%s could not be read (below).", n, plural(n))
+	}
+	b.WriteString("\n")
+	if c.Below+c.Already > 0 && len(items) > 0 {
+		b.WriteString("\nEach patch below applies with `git apply`, before or after the suggestions are committed unless it says otherwise; `loratune-fix fix --write` applies every fix.\n")
+	}
+	if len(items) > 0 {
+		b.WriteString("\n")
+	}
 	for _, it := range items {
 		b.WriteString(it.Text)
 	}
@@ -279,6 +433,6 @@ func (r *Review) Request() Request {
 	for _, c := range pending {
 		req.Comments = append(req.Comments, c.Comment)
 	}
-	req.Body = Body(r, len(pending), r.BodyItems())
+	req.Body = Body(r, r.BodyItems())
 	return req
 }

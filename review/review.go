@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/loratune/loratune-fix/finding"
-	"github.com/loratune/loratune-fix/udiff"
 )
 
 // Review is everything one run found on a pull request's changed files.
@@ -32,6 +31,7 @@ type FileReview struct {
 	Notebook bool
 	Groups   []*Group
 	Notes    []Note
+	before   string // the file as the pull request has it
 }
 
 // Group is a set of changes that must be applied together, with the
@@ -45,8 +45,17 @@ type Group struct {
 	// Inside: every change lies on lines the pull request added or modified,
 	// so each can be a suggestion on its own lines.
 	Inside bool
-	// Patch is the group's changes alone, in git apply form.
-	Patch string
+	// New: a finding of the group is on a line the pull request added or
+	// modified (for a later pass, a change is); otherwise the findings were
+	// already in the file.
+	New bool
+	// Patch is the group's changes alone, in git apply form, with context
+	// lines that no other group changes: it applies with or without the
+	// other groups' suggestions and patches applied, except that with
+	// AfterSuggestions its context includes a suggestion's text (a change
+	// right above a suggested line): it applies once that is committed.
+	Patch            string
+	AfterSuggestions bool
 }
 
 // Note is a finding without an applied fix (none offered, or an unsafe
@@ -56,6 +65,7 @@ type Note struct {
 	Path   string
 	Diag   finding.Diag
 	Inside bool
+	New    bool   // on a line the pull request added or modified (see Group.New)
 	Text   string // the source the finding covers, for its fingerprint
 }
 
@@ -77,8 +87,8 @@ func Build(f *finding.FileResult, fd *FileDiff, unsafeFixes bool) *FileReview {
 	if fd == nil {
 		fd = &FileDiff{}
 	}
-	out := &FileReview{Path: f.Path, Notebook: strings.HasSuffix(f.Path, ".ipynb")}
 	before, after := string(f.Before), string(f.After)
+	out := &FileReview{Path: f.Path, Notebook: strings.HasSuffix(f.Path, ".ipynb"), before: before}
 	applied := func(d finding.Diag) bool {
 		return d.Fix != nil && len(d.Fix.Edits) > 0 && (d.Fix.Applicability != finding.Unsafe || unsafeFixes)
 	}
@@ -132,25 +142,105 @@ func Build(f *finding.FileResult, fd *FileDiff, unsafeFixes bool) *FileReview {
 			if d.Cell == 0 && 0 <= d.Start && d.Start <= d.End && d.End <= len(before) {
 				text = before[d.Start:d.End]
 			}
-			out.Notes = append(out.Notes, Note{Path: f.Path, Diag: d, Inside: !out.Notebook && fd.Has(line), Text: text})
+			inside := !out.Notebook && fd.Has(line)
+			out.Notes = append(out.Notes, Note{Path: f.Path, Diag: d, Inside: inside, New: inside || onChangedLines(d, fd), Text: text})
 			continue
 		}
 		g := group(owner[k][0])
 		g.Findings = append(g.Findings, d)
 	}
-	sort.Slice(order, func(i, j int) bool {
-		return groups[order[i]].Changes[0].From < groups[order[j]].Changes[0].From
-	})
+	var gs []*Group
 	for _, root := range order {
-		g := groups[root]
-		g.Inside = true
+		gs = append(gs, groups[root])
+	}
+	inside := func(g *Group) bool {
 		for _, c := range g.Changes {
-			g.Inside = g.Inside && fd.Covers(c.From, c.To) && (g.Notebook || c.suggestable())
+			if !fd.Covers(c.From, c.To) || !g.Notebook && !c.suggestable() {
+				return false
+			}
 		}
-		g.Patch = udiff.Unified(f.Path, before, applyChanges(before, g.Changes), udiff.Palette{})
+		return true
+	}
+	for _, g := range gs {
+		g.Inside = inside(g)
+	}
+	gs = separate(gs, strings.Count(before, "\n")+1, inside)
+	sort.Slice(gs, func(i, j int) bool { return gs[i].Changes[0].From < gs[j].Changes[0].From })
+	for _, g := range gs {
+		for _, d := range g.Findings {
+			g.New = g.New || onChangedLines(d, fd)
+		}
+		if len(g.Findings) == 0 {
+			for _, c := range g.Changes {
+				g.New = g.New || fd.Touches(c.From, c.To)
+			}
+		}
+		others, suggested := otherChanges(gs, func(o *Group) bool { return o != g })
+		g.Patch, g.AfterSuggestions = patch(f.Path, before, g.Changes, others, suggested)
 		out.Groups = append(out.Groups, g)
 	}
 	return out
+}
+
+// onChangedLines reports whether a finding's lines include one the pull
+// request added or modified. A notebook's findings count lines in cells,
+// not in the file the diff shows: they count as changed.
+func onChangedLines(d finding.Diag, fd *FileDiff) bool {
+	return d.Cell > 0 || fd.Touches(d.StartPos.Line, max(d.StartPos.Line, d.EndPos.Line))
+}
+
+// suggestion reports whether g's changes become suggestions (rather than
+// a patch, in a notebook's comment or in the body).
+func (g *Group) suggestion() bool { return g.Inside && !g.Notebook }
+
+// otherChanges returns the changes of the groups that keep: those given
+// as patches, and those given as suggestions.
+func otherChanges(gs []*Group, keep func(*Group) bool) (patches, suggested []Change) {
+	for _, o := range gs {
+		switch {
+		case !keep(o):
+		case o.suggestion():
+			suggested = append(suggested, o.Changes...)
+		default:
+			patches = append(patches, o.Changes...)
+		}
+	}
+	return patches, suggested
+}
+
+// separate merges two groups given as patches when a change of one
+// starts on the line right after a change of the other: the first patch's
+// hunk would have no trailing context, which git apply takes only at the
+// end of a file.
+func separate(gs []*Group, nlines int, inside func(*Group) bool) []*Group {
+	for merged := true; merged; {
+		merged = false
+	pairs:
+		for i, g := range gs {
+			if g.suggestion() {
+				continue
+			}
+			for _, c := range g.Changes {
+				for j, h := range gs {
+					if j == i || h.suggestion() || c.To >= nlines {
+						continue
+					}
+					for _, d := range h.Changes {
+						if d.From == c.To+1 {
+							g.Findings = append(g.Findings, h.Findings...)
+							g.Changes = append(g.Changes, h.Changes...)
+							sort.Slice(g.Changes, func(a, b int) bool { return g.Changes[a].From < g.Changes[b].From })
+							g.Inside = inside(g)
+							gs = append(gs[:j], gs[j+1:]...)
+							merged = true
+							break pairs
+						}
+					}
+				}
+			}
+		}
+	}
+	return gs
 }
 
 // editChanges widens the applied fixes' edits to whole lines and merges

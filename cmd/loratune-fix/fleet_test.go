@@ -113,6 +113,8 @@ func TestOpenPRFlagsRefused(t *testing.T) {
 	}{
 		{[]string{"--dry-run"}, "--dry-run goes with --open-pr"},
 		{[]string{"--open-pr"}, "--open-pr needs GITHUB_TOKEN"},
+		{[]string{"--open-pr", "--dry-run", "--pr-reviewer", "alice,acme/ml/platform"}, `--pr-reviewer "acme/ml/platform": want a user's login or a team as org/team`},
+		{[]string{"--open-pr", "--dry-run", "--pr-reviewer", "/platform"}, `--pr-reviewer "/platform"`},
 	} {
 		args := append(append([]string{"migrate", "--workdir", filepath.Join(root, "work")}, c.args...), "file:///nowhere/acme/x.git")
 		out, err := bulkCommand(root, []string{"GITHUB_TOKEN="}, args...).CombinedOutput()

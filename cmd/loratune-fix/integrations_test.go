@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/loratune/loratune-fix/githubapi/githubtest"
 )
 
 // The integrations call the command with flags; a renamed flag must break
@@ -78,7 +80,7 @@ func TestReviewPostReadsTheActionsEnvironment(t *testing.T) {
 		} `json:"comments"`
 	}
 	posts := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(githubtest.Handler(t, "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == "GET" && (r.URL.Path == "/repos/octo/train/pulls/42/comments" || r.URL.Path == "/repos/octo/train/pulls/42/reviews"):
 			io.WriteString(w, "[]")
@@ -92,7 +94,7 @@ func TestReviewPostReadsTheActionsEnvironment(t *testing.T) {
 			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
 			w.WriteHeader(http.StatusNotFound)
 		}
-	}))
+	})))
 	defer srv.Close()
 	event := filepath.Join(t.TempDir(), "event.json")
 	os.WriteFile(event, []byte(`{"number": 42, "pull_request": {"number": 42, "head": {"sha": "feedbeef"}}}`), 0o644)

@@ -27,15 +27,17 @@ func newMigrateCmd() *cobra.Command {
 --workdir): create or reuse --branch from the default branch, apply the fixes,
 commit them with a message naming the rules and files, and with --push push
 the branch. Status per repository: changed (a new commit), up-to-date (the
-branch already has every fix), clean (nothing to fix: no branch), or error
-(with the reason; the others go on). A local checkout must be clean and is
+branch already has every fix), clean (nothing to fix: no branch), left-alone
+(--open-pr: nothing pushed, pr.reason says why), or error (with the reason;
+the others go on). A local checkout must be clean and is
 left on the branch it was on.
 
 --open-pr (URLs only) makes the branch afresh from the default branch on
 every run, pushes it and opens one pull request per repository, or updates,
 closes (nothing left to fix) or leaves alone (someone's commits on the
-branch, or closed by a person) the one an earlier run opened; it never opens
-a second. The body explains the rules, their cost, the changes and the
+branch, or closed by a person: status left-alone, nothing pushed) the one
+an earlier run opened; it never opens a second, and a pull request merged
+with its branch kept leaves the repository clean. The body explains the rules, their cost, the changes and the
 findings not fixed. GITHUB_TOKEN (and GITHUB_API_URL) as for review --post;
 --dry-run prints each pull request instead.
 
@@ -169,12 +171,12 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 	fs.StringVar(&o.Author, "author", "", `commit author "Name <email>" (default: git's user.name and user.email)`)
 	fs.BoolVar(&o.Push, "push", false, "push the branch to origin")
 	fs.StringVar(&reportFile, "report", "", "write one JSON line per repository to FILE as each finishes")
-	fs.StringVar(&resume, "resume", "", "skip the repositories this report shows done (clean, up-to-date, changed)")
+	fs.StringVar(&resume, "resume", "", "skip the repositories this report shows done (clean, up-to-date, changed, left-alone)")
 	fs.IntVar(&repoJobs, "repo-jobs", runtime.NumCPU(), "repositories processed at once")
 	fs.BoolVar(&openPR, "open-pr", false, "push the branch and open or update a pull request per repository (GITHUB_TOKEN, GITHUB_API_URL); close it when nothing is left to fix")
 	fs.BoolVar(&pr.DryRun, "dry-run", false, "with --open-pr: print each pull request's title and body; push nothing, call GitHub for nothing")
 	fs.StringSliceVar(&pr.Labels, "pr-label", nil, "labels for a new pull request (repeatable or comma-separated)")
-	fs.StringSliceVar(&pr.Reviewers, "pr-reviewer", nil, "GitHub users asked to review a new pull request (repeatable or comma-separated)")
+	fs.StringSliceVar(&pr.Reviewers, "pr-reviewer", nil, "users (login) and teams (org/team) asked to review a new pull request (repeatable or comma-separated)")
 	fs.BoolVar(&pr.Draft, "draft", false, "open the pull requests as drafts")
 	return cmd
 }
@@ -205,6 +207,11 @@ func pullRequestOptions(pr *migrate.PROptions, rf *ruleFlags, cmd *cobra.Command
 		repro = append(repro, "--unsafe-fixes")
 	}
 	pr.Reproduce = strings.Join(append(repro, "."), " ")
+	for _, r := range pr.Reviewers {
+		if org, team, ok := strings.Cut(r, "/"); r == "" || ok && (org == "" || team == "" || strings.Contains(team, "/")) {
+			return fmt.Errorf("--pr-reviewer %q: want a user's login or a team as org/team", r)
+		}
+	}
 	if pr.DryRun {
 		return nil
 	}

@@ -25,7 +25,8 @@ import (
 func newReviewCmd() *cobra.Command {
 	var rf ruleFlags
 	var base, diffFile, format, formatAlias, commit string
-	var post, failOnFindings bool
+	var post bool
+	var failOnFindings string
 	var pr int
 	cmd := &cobra.Command{
 		Use:   "review (--base REF | --diff FILE) [flags]",
@@ -45,7 +46,13 @@ current folder).
 review"; rdjsonl feeds reviewdog (reviewdog -f=rdjsonl); sarif is a SARIF 2.1.0
 log of the changed files; github prints workflow annotations for them. --post creates the review on GitHub instead, with
 GITHUB_TOKEN, GITHUB_REPOSITORY, --pr (or the pull_request event at
-GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
+GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice, and
+a later run edits its own summary rather than posting another.
+
+The body's patches apply with git apply before or after the suggestions are
+committed; findings on lines the change did not touch are listed once, folded,
+as already in the file, and --fail-on-findings counts only the changed lines
+(--fail-on-findings=all counts them all).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (base == "") == (diffFile == "") {
@@ -114,7 +121,12 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 			rv := &review.Review{CommitID: commit}
 			var annotations []*finding.FileResult
 			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()), toolVersion)
-			errs, failing := 0, 0
+			switch failOnFindings {
+			case "", "false", "changed", "true", "all":
+			default:
+				return fmt.Errorf("--fail-on-findings=%q: want changed (the default of a bare --fail-on-findings) or all", failOnFindings)
+			}
+			errs := 0
 			runner.Run(ctx, opts, full, func(f *finding.FileResult) {
 				rel := relOf[f.Path]
 				f.Path = rel
@@ -131,11 +143,6 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 				}
 				for _, d := range f.Dropped {
 					printLine(stderr, "error", f.Path+": "+d)
-				}
-				for _, d := range f.Diags {
-					if d.Severity != finding.SeverityInfo {
-						failing++ // info notes never fail, as in check
-					}
 				}
 				sarif.Add(f)
 				annotations = append(annotations, f)
@@ -167,7 +174,12 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 					report.GitHub(out, f)
 				}
 			}
-			return runExit(out, errs, failOnFindings && failing > 0)
+			// Info notes never fail, as in check; findings already in the
+			// file fail only with --fail-on-findings=all.
+			c := rv.Counts()
+			failing := failOnFindings == "all" && c.FailingAll > 0 ||
+				(failOnFindings == "changed" || failOnFindings == "true") && c.Failing > 0
+			return runExit(out, errs, failing)
 		},
 	}
 	rf.register(cmd, "stdin-filename")
@@ -180,7 +192,8 @@ GITHUB_EVENT_PATH) and GITHUB_API_URL; it never posts a suggestion twice.`,
 	fs.BoolVar(&post, "post", false, "post the review on GitHub (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL)")
 	fs.IntVar(&pr, "pr", 0, "the pull request's number (default: from the event at GITHUB_EVENT_PATH)")
 	fs.StringVar(&commit, "commit", "", "the commit the review is on (default: the pull request's head from the event, else HEAD with --base)")
-	fs.BoolVar(&failOnFindings, "fail-on-findings", false, "exit 1 when the changed files have findings (info notes aside)")
+	fs.StringVar(&failOnFindings, "fail-on-findings", "", "exit 1 on errors and warnings on the lines the change added or modified; =all: anywhere in the changed files")
+	fs.Lookup("fail-on-findings").NoOptDefVal = "changed"
 	return cmd
 }
 
@@ -238,9 +251,17 @@ func postReview(ctx context.Context, cmd *cobra.Command, rv *review.Review, pr i
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "posted %d review%s on %s/%s#%s with %d comment%s and %d body item%s; %d comment%s and %d item%s were already there\n",
-		res.Reviews, plural(res.Reviews), owner, repo, strconv.Itoa(pr), res.Comments, plural(res.Comments), res.BodyItems, plural(res.BodyItems),
-		res.SkippedComments, plural(res.SkippedComments), res.SkippedItems, plural(res.SkippedItems))
+	where := owner + "/" + repo + "#" + strconv.Itoa(pr)
+	switch {
+	case res.Reviews > 0:
+		fmt.Fprintf(cmd.ErrOrStderr(), "posted %d review%s on %s with %d comment%s and %d body item%s\n",
+			res.Reviews, plural(res.Reviews), where, res.Comments, plural(res.Comments), res.BodyItems, plural(res.BodyItems))
+	case res.Updated || res.Comments > 0:
+		fmt.Fprintf(cmd.ErrOrStderr(), "updated the review on %s (%d body item%s) and added %d comment%s; %d comment%s were already there\n",
+			where, res.BodyItems, plural(res.BodyItems), res.Comments, plural(res.Comments), res.SkippedComments, plural(res.SkippedComments))
+	default:
+		fmt.Fprintf(cmd.ErrOrStderr(), "the review on %s is up to date; %d comment%s were already there\n", where, res.SkippedComments, plural(res.SkippedComments))
+	}
 	return nil
 }
 

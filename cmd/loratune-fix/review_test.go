@@ -276,6 +276,11 @@ func TestReviewBaseSuggestsOnlyOnChangedLinesAndMatchesFixWrite(t *testing.T) {
 	if len(patches) == 0 || !strings.Contains(req.Body, "<details>") {
 		t.Fatalf("no patches in the body:\n%s", req.Body)
 	}
+	// They apply once the suggestions are committed (one edits the line
+	// above a suggestion, so it says it needs them first).
+	if err := os.WriteFile(filepath.Join(dir, "train.py"), []byte(suggested), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for i, p := range patches {
 		pf := filepath.Join(t.TempDir(), "p.diff")
 		os.WriteFile(pf, []byte(p[1]), 0o644)
@@ -289,12 +294,19 @@ func TestReviewBaseSuggestsOnlyOnChangedLinesAndMatchesFixWrite(t *testing.T) {
 			if !outside {
 				t.Errorf("body patch %d only changes lines %d-%d, which the pull request changed: it belongs in a suggestion\n%s", i, r.from, r.to, p[1])
 			}
-			rs = append(rs, r)
 		}
+		gitRun(t, dir, "apply", pf)
 	}
 
 	// Suggestions and body patches together are exactly fix --write.
-	all := applyReplacements(t, prScript(), rs)
+	applied, err := os.ReadFile(filepath.Join(dir, "train.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := string(applied)
+	if err := os.WriteFile(filepath.Join(dir, "train.py"), []byte(prScript()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, stderr, err := runCLI(t, dir, "fix", "--write", "train.py"); err != nil {
 		t.Fatalf("fix --write: %v\n%s", err, stderr)
 	}
@@ -342,5 +354,49 @@ func TestReviewFailOnFindingsIgnoresInfo(t *testing.T) {
 		if code != want || !strings.Contains(out, sel) {
 			t.Errorf("--select %s: exit %d, want %d\n%s%s", sel, code, want, out, stderr)
 		}
+	}
+}
+
+// A finding on a line the pull request did not touch is already in the
+// file: --fail-on-findings passes it, --fail-on-findings=all fails it.
+func TestReviewFailOnFindingsCountsChangedLines(t *testing.T) {
+	dir := t.TempDir()
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	old := `import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, DataCollatorForLanguageModeling, Trainer, TrainingArguments
+from peft import LoraConfig, get_peft_model
+
+name = "mistralai/Mistral-7B-v0.1"
+model = AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch.float32, attn_implementation="eager")
+tokenizer = AutoTokenizer.from_pretrained(name)
+tokenizer.pad_token = tokenizer.eos_token
+model.config.use_cache = False
+model = get_peft_model(model, LoraConfig(r=8, task_type="CAUSAL_LM"))
+args = TrainingArguments(output_dir="o", logging_nan_inf_filter=False)
+collator = DataCollatorForLanguageModeling(tokenizer, mlm=False)
+Trainer(model=model, args=args, data_collator=collator).train()
+steps = 10
+`
+	if err := os.WriteFile(filepath.Join(dir, "train.py"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "train.py")
+	gitRun(t, dir, "commit", "-q", "-m", "base")
+	gitRun(t, dir, "checkout", "-q", "-b", "pr")
+	if err := os.WriteFile(filepath.Join(dir, "train.py"), []byte(strings.Replace(old, "steps = 10", "steps = 20", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "commit", "-q", "-am", "more steps")
+	for _, c := range []struct {
+		flag string
+		want int
+	}{{"--fail-on-findings", exitOK}, {"--fail-on-findings=changed", exitOK}, {"--fail-on-findings=all", exitFindings}, {"--fail-on-findings=false", exitOK}} {
+		out, stderr, err := runCLI(t, dir, "review", "--base", "main", "--select", "LTF004", c.flag)
+		if code := exitStatus(err, io.Discard); code != c.want || !strings.Contains(out, "1 finding already in the file") {
+			t.Errorf("%s: exit %d, want %d\n%s%s", c.flag, code, c.want, out, stderr)
+		}
+	}
+	if _, _, err := runCLI(t, dir, "review", "--base", "main", "--fail-on-findings=some"); err == nil || !strings.Contains(err.Error(), "want changed") {
+		t.Errorf("--fail-on-findings=some: %v", err)
 	}
 }
