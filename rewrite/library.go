@@ -191,7 +191,7 @@ func (f *Facts) amp() string {
 	text := f.Src.Text
 	for _, c := range f.Calls {
 		switch {
-		case isTrainingArgsClass(c.Method):
+		case c.Is(semantic.TrainingArgs):
 			for _, k := range []string{"bf16", "fp16"} {
 				if v := KeywordValue(c.Args, k, text); v != nil && v.Content(text) == "True" {
 					return fmt.Sprintf("%s(%s=True)", c.Method, k)

@@ -37,7 +37,7 @@ type Load struct {
 	// OptionalAdapter: only on some paths (if args.use_lora: ...), so a
 	// fix for the adapter run would change the full fine-tune too.
 	Adapter, OptionalAdapter bool
-	kwargs  kwargs
+	kwargs                   kwargs
 }
 
 // ModelLoads lists the model loads of the file in source order, each with

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // How the script's collator masks labels decides whether pad = eos hides
@@ -62,7 +64,7 @@ func padCollator(p *Pass) padCollatorUse {
 			byID = "DataCollatorForCompletionOnlyLM"
 		case c.Method == "DataCollatorForSeq2Seq":
 			byPos = "DataCollatorForSeq2Seq"
-		case isTRLTrainer(c.Method) && KeywordValue(c.Args, "data_collator", text) == nil:
+		case c.Is(semantic.TRLTrainer) && KeywordValue(c.Args, "data_collator", text) == nil:
 			kind := strings.TrimSuffix(c.Method, "Trainer")
 			if !strings.HasSuffix(kind, "SFT") {
 				byPos = fmt.Sprintf("TRL's %s collator", c.Method)
@@ -144,7 +146,7 @@ func frameworkManagedPad(p *Pass) bool {
 func trlLoadsTokenizer(p *Pass, id string) bool {
 	f, text := p.Facts, p.Src.Text
 	for _, c := range f.Calls {
-		if !isTRLTrainer(c.Method) || KeywordValue(c.Args, "processing_class", text) != nil || KeywordValue(c.Args, "tokenizer", text) != nil {
+		if !c.Is(semantic.TRLTrainer) || KeywordValue(c.Args, "processing_class", text) != nil || KeywordValue(c.Args, "tokenizer", text) != nil {
 			continue
 		}
 		if id == "" {

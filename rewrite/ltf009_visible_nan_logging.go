@@ -1,5 +1,7 @@
 package rewrite
 
+import "github.com/loratune/loratune-fix/semantic"
+
 var visibleNaNLogging = &Rule{
 	Code:         "LTF009",
 	Name:         "visible-nan-logging",
@@ -48,7 +50,7 @@ func runVisibleNaNLogging(p *Pass) {
 	for _, c := range f.Calls {
 		// Training arguments serve training wherever they are built, except
 		// in a scope that generates or evaluates without training.
-		if !isTrainingArgsClass(c.Method) || c.Func.Inference && !c.Func.Training {
+		if !c.Is(semantic.TrainingArgs) || c.Func.Inference && !c.Func.Training {
 			continue
 		}
 		msg := "the Trainer's NaN filter prints a NaN loss as a finite one and then 0.0: log it as nan with logging_nan_inf_filter=False"

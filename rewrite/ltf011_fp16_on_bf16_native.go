@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -98,7 +99,7 @@ func runFP16OnBF16Native(p *Pass) {
 			continue
 		}
 		switch {
-		case isTrainingArgsClass(c.Method):
+		case c.Is(semantic.TrainingArgs):
 			kw := Keyword(c.Args, "fp16", text)
 			if kw == nil {
 				continue

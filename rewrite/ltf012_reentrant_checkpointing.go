@@ -2,6 +2,8 @@ package rewrite
 
 import (
 	"fmt"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 var reentrantCheckpointing = &Rule{
@@ -60,7 +62,7 @@ func runReentrantCheckpointing(p *Pass) {
 	}
 	for _, c := range f.Calls {
 		// TRL wraps the model itself and makes its inputs require grad.
-		if !isTRLTrainer(c.Method) {
+		if !c.Is(semantic.TRLTrainer) {
 			continue // (asked first: a keyword lookup is dearer)
 		}
 		if v := KeywordValue(c.Args, "peft_config", text); v != nil && v.Type() != "none" {
@@ -95,7 +97,7 @@ func runReentrantCheckpointing(p *Pass) {
 		switch {
 		case c.Method == "gradient_checkpointing_enable" && c.Object() != "":
 			report(c, c.Dotted+"() checkpoints reentrantly")
-		case isTrainingArgsClass(c.Method):
+		case c.Is(semantic.TrainingArgs):
 			v := KeywordValue(c.Args, "gradient_checkpointing", text)
 			switch {
 			case v != nil && !f.always(v, "false"):

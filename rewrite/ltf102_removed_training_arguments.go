@@ -3,6 +3,8 @@ package rewrite
 import (
 	"fmt"
 	"strings"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 var removedTrainingArguments = &Rule{
@@ -64,7 +66,7 @@ func runRemovedTrainingArguments(p *Pass) {
 	}
 	for _, c := range f.Calls {
 		switch {
-		case isTrainingArgsClass(c.Method):
+		case c.Is(semantic.TrainingArgs):
 			rename(c, "warmup_ratio", "warmup_steps", "warmup_steps takes the same ratio (a float below 1) from 5.0")
 			rename(c, "evaluation_strategy", "eval_strategy", "eval_strategy is the same setting")
 		case c.IsTrainerCall() && strings.HasPrefix(c.Qual, "transformers."):

@@ -67,7 +67,7 @@ func (f *Facts) loadsModel() bool {
 	}
 	text := f.Src.Text
 	for _, c := range f.Calls {
-		if isTRLTrainer(c.Method) {
+		if c.Is(semantic.TRLTrainer) {
 			if _, ok := f.ValueOf(KeywordValue(c.Args, "model", text)); ok {
 				return true
 			}

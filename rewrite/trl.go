@@ -38,7 +38,7 @@ func isTrainingArgsClass(name string) bool { return semantic.Of(name).Has(semant
 func trlStringModels(p *Pass, fn func(*trlLoad)) {
 	f, text := p.Facts, p.Src.Text
 	for _, c := range f.Calls {
-		if !isTRLTrainer(c.Method) || f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
+		if !c.Is(semantic.TRLTrainer) || f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
 			continue
 		}
 		model := KeywordValue(c.Args, "model", text)
@@ -119,7 +119,7 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 func packingInFile(f *Facts) bool {
 	text := f.Src.Text
 	for _, c := range f.Calls {
-		if !isTrainingArgsClass(c.Method) && !isTRLTrainer(c.Method) {
+		if !c.Is(semantic.TrainingArgs) && !c.Is(semantic.TRLTrainer) {
 			continue
 		}
 		for _, k := range []string{"packing", "padding_free"} {

@@ -101,10 +101,24 @@ func Of(qual string) Role {
 	if kind, ok := strings.CutSuffix(name, "Config"); ok && slices.Contains(trlKinds, kind) {
 		r |= TrainingArgs | TRLConfig
 	}
-	if optimizerClass.MatchString(name) {
+	if optimizerWord(name) && optimizerClass.MatchString(name) {
 		r |= Optimizer
 	}
 	return r
+}
+
+// optimizerWord reports a name that holds a word of optimizerClass: the
+// regexp runs for every call of a file, and nearly none are optimizers.
+func optimizerWord(name string) bool {
+	if name == "" || name[0] < 'A' || name[0] > 'Z' {
+		return false // a class: most calls are methods and functions
+	}
+	for _, w := range []string{"Adam", "SGD", "Adafactor", "Lion", "RMSprop", "Adagrad"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // otherFramework reports a callee of a library whose from_pretrained
