@@ -59,7 +59,10 @@ func KindOf(class, id string) Kind {
 		return VisionLanguage
 	}
 	if id == "" {
-		return KindUnknown
+		if strings.HasPrefix(class, "AutoModel") {
+			return KindUnknown
+		}
+		return CausalLM // a decoder's own class: LlamaForSequenceClassification, MistralModel
 	}
 	name := id[strings.LastIndexByte(id, '/')+1:]
 	switch {
