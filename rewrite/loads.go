@@ -283,7 +283,17 @@ func assignedTo(call *syntree.Node, text []byte) string {
 			n = p
 			continue
 		case "assignment":
-			if l := p.ChildByFieldName("left"); l != nil && l.Type() != "pattern_list" && l.Type() != "tuple_pattern" {
+			l := p.ChildByFieldName("left")
+			if l != nil && (l.Type() == "pattern_list" || l.Type() == "tuple_pattern") && n.Equal(call) {
+				// model, info = X.from_pretrained(..., output_loading_info=True);
+				// model, tokenizer = FastLanguageModel.from_pretrained(...):
+				// the first name is the model.
+				if first := namedNoComments(l); len(first) > 0 && first[0].Type() == "identifier" {
+					return first[0].Content(text)
+				}
+				return ""
+			}
+			if l != nil && l.Type() != "pattern_list" && l.Type() != "tuple_pattern" {
 				if t := compact(l.Content(text)); !strings.Contains(t, "#") {
 					return t
 				}
@@ -301,6 +311,8 @@ func (f *Facts) statementIn(n *syntree.Node, fn *Func) *syntree.Node {
 	body := f.Root
 	if fn.Node != nil {
 		body = fn.Body
+	} else if g := f.mainGuardBody(n); g != nil {
+		body = g // the script's body under if __name__ == "__main__":
 	}
 	for cur := n; cur != nil; cur = cur.Parent() {
 		if p := cur.Parent(); p != nil && p.Equal(body) {
@@ -413,4 +425,27 @@ func (f *Facts) optionDefaultString(n *syntree.Node) string {
 	}
 	s, _ := StringValue(o.def, f.Src.Text)
 	return s
+}
+
+// mainGuardBody is the block of the top-level `if __name__ == "__main__":`
+// that holds n, or nil: a script's statements there run in order, as at
+// module level.
+func (f *Facts) mainGuardBody(n *syntree.Node) *syntree.Node {
+	for cur := n; cur != nil; cur = cur.Parent() {
+		p := cur.Parent()
+		if p == nil || !p.Equal(f.Root) {
+			continue
+		}
+		if cur.Type() != "if_statement" {
+			return nil
+		}
+		cond := cur.ChildByFieldName("condition")
+		body := cur.ChildByFieldName("consequence")
+		if cond == nil || body == nil || !strings.Contains(compact(cond.Content(f.Src.Text)), "__name__==") ||
+			!strings.Contains(cond.Content(f.Src.Text), "__main__") || !within(n, body) {
+			return nil
+		}
+		return body
+	}
+	return nil
 }

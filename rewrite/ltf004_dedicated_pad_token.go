@@ -234,7 +234,7 @@ func runDedicatedPadToken(p *Pass) {
 	}
 	var load *Load
 	for _, l := range f.TrainingLoads() {
-		if l.Target != "" {
+		if l.Target != "" && !f.unslothLoad(l) { // unsloth pads its own tokenizer (frameworkManagedPad)
 			load = l
 			break
 		}
