@@ -28,7 +28,9 @@ torch.backends.cuda.sdp_kernel(...) is deprecated: switch cuDNN off
 instead.
 
 ## When it stays away
-A file that already calls enable_cudnn_sdp. Files that do not train.
+A file that already calls enable_cudnn_sdp. Files that do not train. A
+file whose every training load is Gemma-2 and trains with eager attention
+once LTF010 has run (it is in both profiles): SDPA never runs there.
 
 ## Cost
 Little: fp32 masters with cuDNN off ran 9,501 tokens/s at 80.6 GiB against
@@ -53,6 +55,15 @@ func runSDPABackendFence(p *Pass) {
 	loads := f.TrainingLoads()
 	if len(loads) == 0 {
 		return
+	}
+	eager := 0
+	for _, l := range loads {
+		if gemma2MadeEager(p, l) {
+			eager++
+		}
+	}
+	if eager == len(loads) {
+		return // every training load runs eager attention after LTF010's fix: no SDPA to fence
 	}
 	l := loads[0]
 	fd := Finding{Start: start(l.Node), End: end(l.Args),

@@ -240,6 +240,36 @@ func runGemma2Attention(p *Pass) {
 	})
 }
 
+// gemma2MadeEager reports a training load that LTF010 runs on and that
+// trains with eager attention after its fix: surely Gemma-2, and given
+// eager by the fix or already eager (or flex). SDPA never runs there, so
+// the lean profile's cuDNN fence (LTF007) stays out, as LTF002 leaves
+// such loads to this rule.
+func gemma2MadeEager(p *Pass, l *Load) bool {
+	f, text := p.Facts, p.Src.Text
+	if !p.Runs(gemma2EagerAttention.Code) || l.Undecided() || f.unslothLoad(l) {
+		return false
+	}
+	if kind, _ := f.gemmaOf(l); kind != gemma2Sure {
+		return false
+	}
+	v := l.Arg("attn_implementation", text)
+	if v == nil {
+		if old := l.Arg("use_flash_attention_2", text); old != nil {
+			_, ok := eagerInPlaceOf(old, text)
+			return ok && old.Content(text) == "False"
+		}
+		return !packingInFile(f) && !l.Opaque()
+	}
+	vals, known := f.Values(v)
+	for _, val := range vals {
+		if s, _ := StringValue(val, text); s != "sdpa" && s != "eager" && s != "flex_attention" {
+			return false
+		}
+	}
+	return known && len(vals) > 0
+}
+
 // gemma2OldFlashKeyword: a Gemma-2 load that chooses its attention with
 // the old use_flash_attention_2 keyword. True is flash attention (a note,
 // as for attn_implementation="flash_attention_2"); False becomes
