@@ -74,7 +74,15 @@ Measured by this project's GPU harness (docs/gpu-validation.md; H200,
 8 layers of the 8B shape, batch 8): the default profile (fp32 masters +
 eager) ran at 0.94x the original's tokens/s with 1.65x its peak memory at
 sequence 512 (30.9 vs 18.8 GiB), and 0.73x with 1.95x at 2048 (114.9 vs
-59.1 GiB).`,
+59.1 GiB).
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | bf16 weights make bf16=True training pure bf16: transformers' autocast over the loaded dtype; not a run |
+| not the cure | fp32 masters alone did not prevent the cuDNN NaN in the first reproduction (torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200); the harness's default output is cured by its eager attention (LTF002) |
+| cost measured | docs/gpu-validation.md: peak memory 1.80x/1.49x at L 192/512 (2 layers, 2026-12-02), 1.65x/1.95x at 512/2048 with 0.94x/0.73x speed (8 layers, 2026-11-30); torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200 |`,
 	Run: runFP32MasterWeights,
 }
 

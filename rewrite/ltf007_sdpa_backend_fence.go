@@ -43,7 +43,14 @@ Measured by this project's GPU harness (docs/gpu-validation.md; H200,
 kept) trained finite at sequence 192 where the original went NaN, even
 with left padding kept; it ran at 1.09x the original's tokens/s at
 sequence 512 and 0.88x at 2048, with the same peak memory (1.00x). The
-cost grows with length: "little" holds for short sequences.`,
+cost grows with length: "little" holds for short sequences.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| failure reproduced | on torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200: Llama-3.1 shapes, L = 192 (docs/gpu-validation.md) |
+| cure shown | lean_left_pad (the fence alone, left padding kept) trains finite, 1.00x peak memory; not inserted under a Gemma-2 load that LTF010 makes eager |`,
 	Run: runSDPABackendFence,
 }
 

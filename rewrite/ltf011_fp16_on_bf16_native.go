@@ -53,7 +53,13 @@ already asks the hardware (is_bf16_supported()) stays.
 The fix is unsafe because it changes the run's numerics on GPUs with bf16
 (Ampere and later): bf16 has fewer mantissa bits than fp16, the speed is
 the same. On GPUs without bf16 (V100, T4) the guard keeps fp16, and the
-overflow with it: train in fp32 there.`,
+overflow with it: train in fp32 there.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | random weights train finite in fp16; issue 28's run on the same machine planted an activation above 65,504 (fp16: loss 0.0 and grad_norm NaN every step, bf16 finite): not this project's harness |`,
 	Run: runFP16OnBF16Native,
 }
 

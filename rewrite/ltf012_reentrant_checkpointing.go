@@ -49,18 +49,15 @@ it is needed on 4.x and moot on 5.x. Pinned below 4.35, where
 gradient_checkpointing_kwargs does not exist: a warning that names
 model.enable_input_require_grads(). TRL's own defaults are not read.
 
-## Evidence
-transformers 5.17 (H200, torch 2.11, peft 0.21; a tiny random Llama with
-LoRA, e2e/gpu/trainer_checks.py): gradient_checkpointing=True with no
-kwargs, with use_reentrant False and with use_reentrant True train
-bit-identically (every LoRA tensor moves, the same loss and grad_norm at
-every step): moot there. transformers 4.x: the failure was reproduced in
-issue 28's run (the Trainer's first backward raises "element 0 of tensors
-does not require grad"; a manual loop trained 0 of 8 LoRA tensors), not
-by this project's harness.
-
 ## Cost
-None: non-reentrant checkpointing recomputes the same activations.`,
+None: non-reentrant checkpointing recomputes the same activations.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| moot on transformers 5.17 | e2e/gpu/trainer_checks.py (torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200, 2026-12-02): no kwargs, use_reentrant False and use_reentrant True train bit-identically, every LoRA tensor moving |
+| failure on 4.x | measured in issue 28's run ("element 0 of tensors does not require grad" at the first backward; a manual loop trained 0 of 8 LoRA tensors), not by this project |`,
 	Run: runReentrantCheckpointing,
 }
 
