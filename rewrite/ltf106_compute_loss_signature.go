@@ -20,11 +20,12 @@ Adds num_items_in_batch=None to the signature of compute_loss in a class
 that derives from transformers' or TRL's Trainer (directly, or through
 another class of the file), and keeps the loss's scale under gradient
 accumulation:
-- where the loss is written as a sum (one assignment of a call with
-  reduction="sum" or a trailing .sum(), the name every return returns), it
-  divides that sum by num_items_in_batch when the Trainer passes one;
-- otherwise (a mean over the micro-batch, the model's own loss, anything
-  else) it sets self.model_accepts_loss_kwargs = False after the
+- where the loss is written as a sum over the label tokens (one assignment
+  of cross_entropy or nll_loss with reduction="sum", the name every return
+  returns), it divides that sum by num_items_in_batch when the Trainer
+  passes one: the Trainer's own normalisation;
+- otherwise (a mean over the micro-batch, the model's own loss, any other
+  sum) it sets self.model_accepts_loss_kwargs = False after the
   super().__init__(...) of the class's __init__, or in an __init__ it adds
   before compute_loss.
 
@@ -42,7 +43,7 @@ batch, and stop dividing it by gradient_accumulation_steps. A loss
 averaged over one micro-batch then comes out gradient_accumulation_steps
 times too large, in the log and in the gradients, so max_grad_norm clips
 every step. With model_accepts_loss_kwargs False the Trainer divides by
-the steps again, as before 4.46; a summed loss divided by
+the steps again, as before 4.46 (for any loss, the scale the script had); a summed loss divided by
 num_items_in_batch is exactly the Trainer's own normalisation. The flag is
 set on the instance after the Trainer's __init__, because that __init__
 sets it and would hide a class attribute.
@@ -136,10 +137,10 @@ func runComputeLossSignature(p *Pass) {
 	}
 }
 
-// sumNormalised finds a compute_loss whose loss is written as a sum: one
-// assignment, a direct statement of the body, of a call with
-// reduction="sum" or a trailing .sum(), to a name that every return
-// statement returns and nothing else assigns. The edit divides it by
+// sumNormalised finds a compute_loss whose loss is written as a sum over
+// the label tokens: one assignment, a direct statement of the body, of
+// cross_entropy or nll_loss with reduction="sum", to a name that every
+// return statement returns and nothing else assigns. The edit divides it by
 // num_items_in_batch right after, when the Trainer passes one.
 func sumNormalised(p *Pass, fn *Func) (string, Edit, bool) {
 	f, text := p.Facts, p.Src.Text
@@ -147,11 +148,13 @@ func sumNormalised(p *Pass, fn *Func) (string, Edit, bool) {
 		if c.Func != fn {
 			continue
 		}
-		isSum := c.Method == "sum" && c.Object() != "" && len(realArgs(c.Args)) == 0
-		if v, ok := StringValue(KeywordValue(c.Args, "reduction", text), text); ok && v == "sum" {
-			isSum = true
+		// A token loss summed: each term is one label, as num_items_in_batch
+		// counts them. Other sums (.sum() of anything) keep the flag fix,
+		// which restores what the script computed before 4.46.
+		if c.Method != "cross_entropy" && c.Method != "nll_loss" {
+			continue
 		}
-		if !isSum {
+		if v, ok := StringValue(KeywordValue(c.Args, "reduction", text), text); !ok || v != "sum" {
 			continue
 		}
 		stmt := Statement(c.Node)
@@ -217,6 +220,21 @@ func mentions(n *syntree.Node, name string, text []byte) bool {
 	return false
 }
 
+// sumsSomething reports a compute_loss that sums (.sum(), or a
+// reduction="sum"), whose loss may be no mean.
+func sumsSomething(p *Pass, fn *Func) bool {
+	text := p.Src.Text
+	for _, c := range p.Facts.Calls {
+		if c.Func != fn {
+			continue
+		}
+		if v, ok := StringValue(KeywordValue(c.Args, "reduction", text), text); c.Method == "sum" || ok && v == "sum" {
+			return true
+		}
+	}
+	return false
+}
+
 // lossKwargsOff is the edit that sets model_accepts_loss_kwargs = False
 // on the instance once the Trainer's __init__ has set it (a class
 // attribute would be overwritten there): after the super().__init__(...)
@@ -225,6 +243,9 @@ func mentions(n *syntree.Node, name string, text []byte) bool {
 func lossKwargsOff(p *Pass, cls *syntree.Node, fn *Func) (Edit, bool) {
 	text := p.Src.Text
 	comment := "# loratune-fix LTF106: compute_loss returns a mean over its own micro-batch; the Trainer divides it by the accumulation steps"
+	if sumsSomething(p, fn) {
+		comment = "# loratune-fix LTF106: the Trainer divides this compute_loss's loss by the accumulation steps, as before transformers 4.46"
+	}
 	for _, init := range p.Facts.Funcs {
 		if init.Name != "__init__" || !fnDirectlyIn(init.Node, cls.ChildByFieldName("body")) {
 			continue
