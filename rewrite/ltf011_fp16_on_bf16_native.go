@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -96,7 +97,7 @@ func bf16NativeModel(p *Pass) string {
 	}
 	if f.HasTraining() {
 		for _, c := range f.Calls {
-			if bf16NativeClass.MatchString(c.Method) && modelClass.MatchString(c.Method) && strings.HasPrefix(c.Qual, "transformers.") && !(c.Func.Inference && !c.Func.Training) {
+			if bf16NativeClass.MatchString(c.Method) && semantic.ModelClass(c.Method) && strings.HasPrefix(c.Qual, "transformers.") && !(c.Func.Inference && !c.Func.Training) {
 				return c.Method + "(config)"
 			}
 		}
