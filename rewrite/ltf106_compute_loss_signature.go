@@ -43,8 +43,9 @@ batch, and stop dividing it by gradient_accumulation_steps. A loss
 averaged over one micro-batch then comes out gradient_accumulation_steps
 times too large, in the log and in the gradients, so max_grad_norm clips
 every step. With model_accepts_loss_kwargs False the Trainer divides by
-the steps again, as before 4.46 (for any loss, the scale the script had); a summed loss divided by
-num_items_in_batch is exactly the Trainer's own normalisation. The flag is
+the steps again, as before 4.46 (for any loss, the scale the script had);
+a summed token loss divided by num_items_in_batch is exactly the
+Trainer's own normalisation. The flag is
 set on the instance after the Trainer's __init__, because that __init__
 sets it and would hide a class attribute.
 
