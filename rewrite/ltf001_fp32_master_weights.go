@@ -23,7 +23,11 @@ script uses) from bfloat16, float16 or "auto" into torch.float32. Where the
 load names no dtype and transformers' default is "auto" (5.x, or no pin
 found), it adds one, spelled dtype= from transformers 4.56 and torch_dtype=
 before that; with no pin, as the file spells it elsewhere (dtype= or
-torch_dtype=), else torch_dtype= (accepted by every version).
+torch_dtype=), else torch_dtype= (accepted by every version). Where the
+pin or --target says transformers 4.56 or later, a torch_dtype= keyword
+whose value the fix rewrites becomes dtype= in the same edit (torch_dtype=
+is deprecated there and warns at every load); a keyword the fix does not
+touch keeps the file's spelling.
 
 ## Why
 TrainingArguments(bf16=True) is autocast over float32 weights only when the
@@ -70,7 +74,15 @@ Measured by this project's GPU harness (docs/gpu-validation.md; H200,
 8 layers of the 8B shape, batch 8): the default profile (fp32 masters +
 eager) ran at 0.94x the original's tokens/s with 1.65x its peak memory at
 sequence 512 (30.9 vs 18.8 GiB), and 0.73x with 1.95x at 2048 (114.9 vs
-59.1 GiB).`,
+59.1 GiB).
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | bf16 weights make bf16=True training pure bf16: transformers' autocast over the loaded dtype; not a run |
+| not the cure | fp32 masters alone did not prevent the cuDNN NaN in the first reproduction (torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200); the harness's default output is cured by its eager attention (LTF002) |
+| cost measured | docs/gpu-validation.md: peak memory 1.80x/1.49x at L 192/512 (2 layers, 2026-12-02), 1.65x/1.95x at 512/2048 with 0.94x/0.73x speed (8 layers, 2026-11-30); torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200 |`,
 	Run: runFP32MasterWeights,
 }
 
@@ -220,8 +232,41 @@ func lowDtype(p *Pass, l *Load, kw string, v *syntree.Node) {
 		// every branch is float32.
 		msg = "%s=%s on a training load: the condition is a check of the GPU, not the user's choice, and its low-precision branch makes training pure low precision (params, grads and optimizer state); load float32 masters, %s; %s"
 	}
+	edits := append([]Edit{{Start: start(v), End: end(v), NewText: name}}, imp...)
+	fixKw := kw
+	if e, ok := dtypeSpelling(p, kw, v); ok {
+		edits, fixKw = append(edits, e), "dtype"
+	}
 	reportFP32(p, l, Finding{Start: start(v), End: end(v), Message: fmt.Sprintf(msg, kw, what, computeNote(f), fp32CostOf(l.ModelID, l.IDKnown)),
-		Fix: &Fix{Message: fmt.Sprintf("load float32 masters: %s=%s", kw, name), Edits: append([]Edit{{Start: start(v), End: end(v), NewText: name}}, imp...)}})
+		Fix: &Fix{Message: fmt.Sprintf("load float32 masters: %s=%s", fixKw, name), Edits: edits}})
+}
+
+// dtypeSpelling renames the torch_dtype keyword whose value v the fix
+// rewrites anyway to dtype, where transformers is known to be 4.56 or
+// later (torch_dtype= is deprecated there and logs a warning at every
+// load): in a call's keyword argument, or a dict entry's key in its
+// quotes. A keyword the fix does not touch keeps the file's spelling.
+func dtypeSpelling(p *Pass, kw string, v *syntree.Node) (Edit, bool) {
+	text := p.Src.Text
+	if kw != "torch_dtype" || !p.Versions.Transformers.AtLeast(4, 56) {
+		return Edit{}, false
+	}
+	switch item := v.Parent(); {
+	case item == nil:
+	case item.Type() == "keyword_argument":
+		if name := item.ChildByFieldName("name"); name != nil && name.Content(text) == "torch_dtype" {
+			return Edit{Start: start(name), End: end(name), NewText: "dtype"}, true
+		}
+	case item.Type() == "pair":
+		key := item.ChildByFieldName("key")
+		if s, ok := StringValue(key, text); ok && s == "torch_dtype" && key.Type() == "string" {
+			q := key.Content(text)
+			if i := strings.Index(q, "torch_dtype"); i > 0 {
+				return Edit{Start: start(key) + i, End: start(key) + i + len("torch_dtype"), NewText: "dtype"}, true
+			}
+		}
+	}
+	return Edit{}, false
 }
 
 // computeNote says what compute becomes with fp32 masters: bf16/fp16

@@ -58,7 +58,14 @@ torch 2.11, transformers 5.17): at sequence 192 the original logged
 grad_norm nan from step 1 and loss 0.0 after, with every LoRA tensor NaN;
 with eager attention (even keeping left padding) every step was finite.
 Together with fp32 masters it cost 0.94x speed and 1.65x memory at
-sequence 512, 0.73x and 1.95x at 2048.`,
+sequence 512, 0.73x and 1.95x at 2048.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| failure reproduced | on torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200: Llama-3.1 and Gemma-2 shapes, left padding, L = 192: grad_norm NaN from step 1 (docs/gpu-validation.md, 2026-12-02) |
+| cure shown | the default outputs train finite at 192 and 512; with left padding kept too (default_left_pad), so eager alone cures it |`,
 	Run: runEagerAttention,
 }
 

@@ -43,7 +43,13 @@ model itself: a warning, no edit. Inference loads keep "auto".
 
 ## Cost
 None on one GPU. A model that only fits sharded over several GPUs needs
-another plan (DDP with QLoRA, FSDP or DeepSpeed).`,
+another plan (DDP with QLoRA, FSDP or DeepSpeed).
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | accelerate refuses a model sharded by device_map="auto" under DDP; not run (the harness trains on one GPU; every default and lean output it ran has device_map=None) |`,
 	Run: runTrainingDeviceMap,
 }
 

@@ -74,7 +74,14 @@ does. Remote code (trust_remote_code): the run-time block adds no token.
 None with a pad the vocabulary has. A new "<|pad|>" adds one embedding row
 before get_peft_model, saved by peft's save_embedding_layers="auto" (peft >=
 0.7); a custom model.state_dict override or remote code (NormHead) makes
-that unsafe or a warning.`,
+that unsafe or a warning.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| failure reproduced | in the labels, on transformers 5.17 (e2e/pad, 2026-12-01): pad = eos masked every EOS on six families, pad id 0 every "!" on Llama-3.1; after the fix every EOS stays |
+| mechanism only | that a model trained so never learns to stop: not a run |`,
 	Run: runDedicatedPadToken,
 }
 

@@ -39,7 +39,14 @@ model.config.use_cache = False on it or on its peft wrapper). transformers
 shared by training and inference callers (library code).
 
 ## Cost
-None: the cache is not used by a training forward pass.`,
+None: the cache is not used by a training forward pass.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| moot on transformers 5.x | the Trainer sets use_cache itself |
+| mechanism only | on 4.x (the cache conflicts with gradient checkpointing); not run |`,
 	Run: runTrainingUseCache,
 }
 

@@ -55,7 +55,13 @@ in the file or defaulting to True compiles every run: deferred.
 
 ## Cost
 Speed only: compiled training can be faster once it is stable. The
-compile after the Trainer cost nothing because it did nothing.`,
+compile after the Trainer cost nothing because it did nothing.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | a torch.compile after Trainer(...) only rebinds a name; the harness's Llama original carries one, which changes nothing in its failure; Trainer(model=torch.compile(peft_model)) failing on transformers 5.17 was seen in the first reproduction, not by the harness |`,
 	Run: runDeferredCompile,
 }
 

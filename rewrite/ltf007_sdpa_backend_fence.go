@@ -28,7 +28,9 @@ torch.backends.cuda.sdp_kernel(...) is deprecated: switch cuDNN off
 instead.
 
 ## When it stays away
-A file that already calls enable_cudnn_sdp. Files that do not train.
+A file that already calls enable_cudnn_sdp. Files that do not train. A
+file whose every training load is Gemma-2 and trains with eager attention
+once LTF010 has run (it is in both profiles): SDPA never runs there.
 
 ## Cost
 Little: fp32 masters with cuDNN off ran 9,501 tokens/s at 80.6 GiB against
@@ -41,7 +43,14 @@ Measured by this project's GPU harness (docs/gpu-validation.md; H200,
 kept) trained finite at sequence 192 where the original went NaN, even
 with left padding kept; it ran at 1.09x the original's tokens/s at
 sequence 512 and 0.88x at 2048, with the same peak memory (1.00x). The
-cost grows with length: "little" holds for short sequences.`,
+cost grows with length: "little" holds for short sequences.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| failure reproduced | on torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200: Llama-3.1 shapes, L = 192 (docs/gpu-validation.md) |
+| cure shown | lean_left_pad (the fence alone, left padding kept) trains finite, 1.00x peak memory; not inserted under a Gemma-2 load that LTF010 makes eager |`,
 	Run: runSDPABackendFence,
 }
 
@@ -53,6 +62,15 @@ func runSDPABackendFence(p *Pass) {
 	loads := f.TrainingLoads()
 	if len(loads) == 0 {
 		return
+	}
+	eager := 0
+	for _, l := range loads {
+		if gemma2MadeEager(p, l) {
+			eager++
+		}
+	}
+	if eager == len(loads) {
+		return // every training load runs eager attention after LTF010's fix: no SDPA to fence
 	}
 	l := loads[0]
 	fd := Finding{Start: start(l.Node), End: end(l.Args),

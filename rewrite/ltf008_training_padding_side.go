@@ -46,7 +46,14 @@ flash attention never runs cuDNN SDPA, and authors set left padding for it
 on purpose.
 
 ## Cost
-None.`,
+None.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| failure reproduced | left padding with cuDNN SDPA at L % 128 == 64, on torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200 (docs/gpu-validation.md) |
+| cure shown elsewhere | right padding alone prevented it in the first reproduction (same versions); in the harness every right-padded variant also has eager or the fence |`,
 	Run: runTrainingPaddingSide,
 }
 

@@ -38,7 +38,14 @@ No version gate: logging_nan_inf_filter came with transformers 4.11
 peft LoRA script has it.
 
 ## Cost
-None.`,
+None.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| masking reproduced | the originals log 12.57 (Llama) and 17.35 (Gemma-2) and then 0.0 while their gradients are NaN (docs/gpu-validation.md, 2026-12-02) |
+| mechanism only | the fixed runs never went NaN, so their nan line was not seen |`,
 	Run: runVisibleNaNLogging,
 }
 

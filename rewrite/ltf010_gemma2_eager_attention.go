@@ -37,7 +37,8 @@ L % 128 == 64, exactly as for Llama. Reported in the field as NaN with
 padding on SDPA (transformers issue 32390, 4.43); peft and unsloth warn
 that Gemma-2 should be trained with eager. The lean profile's cuDNN fence
 (LTF007) cures the NaN but not the missing cap, so this rule is in lean
-too.
+too, and the fence stays out of a file whose every training load this
+rule makes eager.
 
 ## Example
     model = AutoModelForCausalLM.from_pretrained("google/gemma-2-9b", torch_dtype=torch.bfloat16)
@@ -65,7 +66,15 @@ run (lean), a note that the cuDNN fence is enough there.
 Eager attention is O(L^2) in memory and slower than fused kernels:
 measured on an H200 with the Llama-3.1-8B shape at sequence 512, bf16 +
 eager ran at 0.88x the speed and 1.21x the peak memory of SDPA.
-flex_attention keeps the cap at less cost where torch supports it.`,
+flex_attention keeps the cap at less cost where torch supports it.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| failure reproduced | on torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200, Gemma-2-2B shapes: SDPA by default, NaN from step 1 at L = 192 with left padding (docs/gpu-validation.md) |
+| cap shown | with the cap binding, SDPA's logits differ from eager's by up to 5.1 and the original's grad_norm is 3.37x the fixed runs' |
+| cure shown | default and lean outputs (eager) finite at 192 and 512, with a fully padded row in every batch too |`,
 	Run: runGemma2Attention,
 }
 
@@ -238,6 +247,36 @@ func runGemma2Attention(p *Pass) {
 			trlGemma2Attention(p, t)
 		}
 	})
+}
+
+// gemma2MadeEager reports a training load that LTF010 runs on and that
+// trains with eager attention after its fix: surely Gemma-2, and given
+// eager by the fix or already eager (or flex). SDPA never runs there, so
+// the lean profile's cuDNN fence (LTF007) stays out, as LTF002 leaves
+// such loads to this rule.
+func gemma2MadeEager(p *Pass, l *Load) bool {
+	f, text := p.Facts, p.Src.Text
+	if !p.Runs(gemma2EagerAttention.Code) || l.Undecided() || f.unslothLoad(l) {
+		return false
+	}
+	if kind, _ := f.gemmaOf(l); kind != gemma2Sure {
+		return false
+	}
+	v := l.Arg("attn_implementation", text)
+	if v == nil {
+		if old := l.Arg("use_flash_attention_2", text); old != nil {
+			_, ok := eagerInPlaceOf(old, text)
+			return ok && old.Content(text) == "False"
+		}
+		return !packingInFile(f) && !l.Opaque()
+	}
+	vals, known := f.Values(v)
+	for _, val := range vals {
+		if s, _ := StringValue(val, text); s != "sdpa" && s != "eager" && s != "flex_attention" {
+			return false
+		}
+	}
+	return known && len(vals) > 0
 }
 
 // gemma2OldFlashKeyword: a Gemma-2 load that chooses its attention with

@@ -21,7 +21,10 @@ var fp16OnBF16Native = &Rule{
 	Doc: `## What it does
 Where the model a script trains was itself trained in bf16 (Qwen2, Qwen2.5,
 Qwen3, Gemma-2, Gemma-3, Gemma-4: by class, or by model id in a literal or
-a name that holds one), an unsafe fix
+a name that holds one; also a model built from such a config,
+AutoModelForCausalLM.from_config(cfg) with cfg from
+AutoConfig.from_pretrained("Qwen/...") or Qwen2Config(...), or by its
+class, Qwen2ForCausalLM(config), in a file that trains), an unsafe fix
 - turns fp16=True in the training arguments (TrainingArguments, SFTConfig
   and TRL's other configs) into bf16=torch.cuda.is_bf16_supported(),
   fp16=not torch.cuda.is_bf16_supported() (a bf16= keyword already there
@@ -51,7 +54,13 @@ already asks the hardware (is_bf16_supported()) stays.
 The fix is unsafe because it changes the run's numerics on GPUs with bf16
 (Ampere and later): bf16 has fewer mantissa bits than fp16, the speed is
 the same. On GPUs without bf16 (V100, T4) the guard keeps fp16, and the
-overflow with it: train in fp32 there.`,
+overflow with it: train in fp32 there.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | random weights train finite in fp16; issue 28's run on the same machine planted an activation above 65,504 (fp16: loss 0.0 and grad_norm NaN every step, bf16 finite): not this project's harness |`,
 	Run: runFP16OnBF16Native,
 }
 
@@ -67,14 +76,30 @@ func BF16Native(id string) bool { return bf16NativeID.MatchString(id) }
 var bf16NativeClass = regexp.MustCompile(`^(Qwen[23]|Gemma[234])`)
 
 // bf16NativeModel names the model the file trains when it is of a family
-// trained in bf16, or "".
+// trained in bf16, or "": a load by class or model id, a model built from
+// a config of such a family (AutoModelForCausalLM.from_config(cfg) with
+// cfg = AutoConfig.from_pretrained("Qwen/...") or Qwen2Config(...)), or
+// one built by its class (Qwen2ForCausalLM(config)) in a file that trains.
 func bf16NativeModel(p *Pass) string {
-	for _, l := range p.Facts.TrainingLoads() {
+	f := p.Facts
+	for _, l := range f.TrainingLoads() {
 		if class := loadClass(l); bf16NativeClass.MatchString(class) {
 			return class
 		}
 		if l.IDKnown && bf16NativeID.MatchString(l.ModelID) {
 			return l.ModelID
+		}
+		if l.Method == "from_config" {
+			if name := bf16NativeConfig(f, firstArg(l.Args, "config", f.Src.Text)); name != "" {
+				return name
+			}
+		}
+	}
+	if f.HasTraining() {
+		for _, c := range f.Calls {
+			if bf16NativeClass.MatchString(c.Method) && semantic.ModelClass(c.Method) && strings.HasPrefix(c.Qual, "transformers.") && !(c.Func.Inference && !c.Func.Training) {
+				return c.Method + "(config)"
+			}
 		}
 	}
 	name := ""
@@ -84,6 +109,45 @@ func bf16NativeModel(p *Pass) string {
 		}
 	})
 	return name
+}
+
+// bf16NativeConfigClass: the config classes of those families.
+var bf16NativeConfigClass = regexp.MustCompile(`^(Qwen[23]|Gemma[234])\w*Config$`)
+
+// bf16NativeConfig names the family of a config object n holds on every
+// path, when it is trained in bf16: a config class of the family, or
+// AutoConfig / a config class's from_pretrained with such a model id.
+func bf16NativeConfig(f *Facts, n *syntree.Node) string {
+	vals, ok := f.Values(n)
+	if !ok || len(vals) == 0 {
+		return ""
+	}
+	text, name := f.Src.Text, ""
+	for _, v := range vals {
+		if v.Type() != "call" {
+			return ""
+		}
+		parts := strings.Split(dottedName(v.ChildByFieldName("function"), text), ".")
+		last := parts[len(parts)-1]
+		switch {
+		case bf16NativeConfigClass.MatchString(last):
+			name = last
+		case last == "from_pretrained" && len(parts) >= 2:
+			cls := parts[len(parts)-2]
+			id, known := f.ValueOf(firstArg(v.ChildByFieldName("arguments"), "pretrained_model_name_or_path", text))
+			switch {
+			case bf16NativeConfigClass.MatchString(cls):
+				name = cls
+			case known && strings.HasSuffix(cls, "Config") && bf16NativeID.MatchString(id):
+				name = id
+			default:
+				return ""
+			}
+		default:
+			return ""
+		}
+	}
+	return "a model built from the config of " + name
 }
 
 const fp16Why = `fp16's range (65504) overflows in the activations of models trained in bf16: NaN, then loss 0 (QwenLM/Qwen3 issue 670, transformers issue 36822)`

@@ -42,13 +42,24 @@ prepare_model_for_kbit_training() (it makes the inputs require grad, the
 other cure), or hand peft_config= to a TRL trainer (TRL wraps the model
 and does the same), unsloth scripts (unsloth checkpoints in its own way), calls
 that already pass gradient_checkpointing_kwargs or **kwargs, full
-fine-tunes. Scripts pinned to transformers 5 or later (non-reentrant is
-the default there); with no pin the fix is applied, since it only states
-5.x's default. Pinned below 4.35, where gradient_checkpointing_kwargs does
-not exist: a warning that names model.enable_input_require_grads().
+fine-tunes. Where transformers 5 or later is pinned or targeted, an info note and no
+edit: 5.x checkpoints non-reentrantly by default and calls
+enable_input_require_grads() for text models itself, so the original
+trains as the fixed script does. Pinned 4.35-4.x: an error with the fix.
+With no pin: a warning with the fix (it only states 5.x's default), saying
+it is needed on 4.x and moot on 5.x. Pinned below 4.35, where
+gradient_checkpointing_kwargs does not exist: a warning that names
+model.enable_input_require_grads(). TRL's own defaults are not read.
 
 ## Cost
-None: non-reentrant checkpointing recomputes the same activations.`,
+None: non-reentrant checkpointing recomputes the same activations.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| moot on transformers 5.17 | e2e/gpu/trainer_checks.py (torch 2.11, cuDNN 9.19, transformers 5.17, peft 0.21, H200, 2026-12-02): no kwargs, use_reentrant False and use_reentrant True train bit-identically, every LoRA tensor moving |
+| failure on 4.x | measured in issue 28's run ("element 0 of tensors does not require grad" at the first backward; a manual loop trained 0 of 8 LoRA tensors), not by this project |`,
 	Run: runReentrantCheckpointing,
 }
 
@@ -57,7 +68,7 @@ const reentrantWhy = `with adapters on a frozen model, reentrant checkpoints (tr
 func runReentrantCheckpointing(p *Pass) {
 	f, text := p.Facts, p.Src.Text
 	tv := p.Versions.Transformers
-	if !f.trainsAdapter() || tv.AtLeast(5, 0) || len(f.callsOf("enable_input_require_grads")) > 0 || len(f.callsOf("prepare_model_for_kbit_training")) > 0 {
+	if !f.trainsAdapter() || len(f.callsOf("enable_input_require_grads")) > 0 || len(f.callsOf("prepare_model_for_kbit_training")) > 0 {
 		return
 	}
 	for _, c := range f.Calls {
@@ -75,16 +86,25 @@ func runReentrantCheckpointing(p *Pass) {
 		}
 	}
 	const kwargs = `{"use_reentrant": False}`
-	report := func(c *Call, what string) {
+	// An error where transformers 4.x is pinned; a warning with the same fix
+	// where the version is unknown; a note on 5.x, where it is moot.
+	// what says the call checkpoints reentrantly (on 4.x); subject names it.
+	report := func(c *Call, what, subject string) {
 		fd := Finding{Start: start(c.Node), End: end(c.Args), Message: what + ": " + reentrantWhy}
 		switch {
+		case tv.AtLeast(5, 0):
+			fd = Finding{Start: start(c.Node), End: end(c.Args), Severity: SeverityInfo,
+				Message: fmt.Sprintf("%s with adapters: LTF012 is moot on %s: its Trainer checkpoints non-reentrantly by default and makes a text model's inputs require grad itself (measured on 5.17: the same script trains bit-identically with and without gradient_checkpointing_kwargs, use_reentrant=True included); nothing to change", subject, tv.Describe("transformers"))}
 		case tv.Below(4, 35):
 			fd.Severity = SeverityWarning
 			fd.Message += fmt.Sprintf("; %s has no gradient_checkpointing_kwargs: call model.enable_input_require_grads() before training", tv.Describe("transformers"))
 		default:
 			fd.Message += "; pass gradient_checkpointing_kwargs=" + kwargs
-			if !tv.Known {
-				fd.Message += " (transformers version unknown; it is 5.x's default)"
+			if tv.Known {
+				fd.Message += fmt.Sprintf(" (%s: reentrant by default)", tv.Describe("transformers"))
+			} else {
+				fd.Severity = SeverityWarning
+				fd.Message += " (transformers version unknown: needed on 4.x, where reentrant is the default; moot on 5.x, whose default it states)"
 			}
 			fd.Fix = addingFix("add gradient_checkpointing_kwargs="+kwargs, listAddition(p.Src, c.Args, "gradient_checkpointing_kwargs="+kwargs))
 		}
@@ -96,14 +116,15 @@ func runReentrantCheckpointing(p *Pass) {
 		}
 		switch {
 		case c.Method == "gradient_checkpointing_enable" && c.Object() != "":
-			report(c, c.Dotted+"() checkpoints reentrantly")
+			report(c, c.Dotted+"() checkpoints reentrantly", c.Dotted+"()")
 		case c.Is(semantic.TrainingArgs):
 			v := KeywordValue(c.Args, "gradient_checkpointing", text)
 			switch {
 			case v != nil && !f.always(v, "false"):
-				report(c, fmt.Sprintf("%s(gradient_checkpointing=%s) checkpoints reentrantly", c.Method, v.Content(text)))
+				subject := fmt.Sprintf("%s(gradient_checkpointing=%s)", c.Method, v.Content(text))
+				report(c, subject+" checkpoints reentrantly", subject)
 			case v == nil && c.Method == "SFTConfig":
-				report(c, "SFTConfig turns gradient checkpointing on by default, reentrantly")
+				report(c, "SFTConfig turns gradient checkpointing on by default, reentrantly", "SFTConfig's default gradient checkpointing")
 			}
 		}
 	}

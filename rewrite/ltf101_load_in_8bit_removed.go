@@ -41,7 +41,13 @@ bnb_4bit_*) ride along, **kwargs may carry more, or the flag sits in a
 to write.
 
 ## Cost
-None: the same quantized load.`,
+None: the same quantized load.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | transformers 5 removed load_in_8bit/load_in_4bit from from_pretrained (TypeError); not run |`,
 	Run: runLoadIn8bitRemoved,
 }
 

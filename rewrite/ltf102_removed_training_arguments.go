@@ -39,7 +39,13 @@ already passed too (a conflict to settle by hand), and for trainers that
 are not transformers' own (TRL's trainers follow TRL's versions).
 
 ## Cost
-None.`,
+None.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | transformers 5 removed these arguments (TypeError); not run |`,
 	Run: runRemovedTrainingArguments,
 }
 

@@ -44,7 +44,13 @@ layer_norm_names= (the kbit function has neither) or the name is used
 other than by calling it.
 
 ## Cost
-None.`,
+None.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | peft 0.10 removed prepare_model_for_int8_training (ImportError); not run |`,
 	Run: runPrepareModelForInt8Training,
 }
 

@@ -35,7 +35,13 @@ Other models; a model id known only at run time; target_modules held in a
 variable. No fix: which modules to adapt is the user's choice.
 
 ## Cost
-None.`,
+None.
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | peft issue 2049: the real checkpoint's zero rows; random weights cannot show it; not run |`,
 	Run: runDoraOProj,
 }
 

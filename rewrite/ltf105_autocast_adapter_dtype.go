@@ -36,7 +36,13 @@ No fix: the keyword may be there on purpose.
 
 ## Cost
 None; float32 adapters cost 4 bytes a trainable parameter (a few MB for
-LoRA).`,
+LoRA).
+
+## Evidence
+
+| status | what was run |
+| --- | --- |
+| mechanism only | peft leaves the adapters in the base's half precision with autocast_adapter_dtype=False; not run |`,
 	Run: runAutocastAdapterDtype,
 }
 

@@ -50,6 +50,9 @@ def summarize_run(row, record):
     s["final_loss"] = losses[-1] if losses else None
     norms = [number(e["grad_norm"]) for e in logs if "grad_norm" in e]
     s["final_grad_norm"] = norms[-1] if norms else None
+    s["first_grad_norm"] = norms[0] if norms else None
+    good = sorted(v for v in norms if math.isfinite(v))
+    s["median_grad_norm"] = good[len(good) // 2] if good else None
     s["first_nonfinite_lora_step"] = next((st["step"] for st in record.get("steps", []) if not st["lora_finite"]), None)
     s["lora_nonfinite_at_end"] = record.get("lora_nonfinite_at_end")
     s["lora_tensors"] = record.get("lora_tensors")
@@ -66,10 +69,16 @@ def summarize_run(row, record):
     return s
 
 
+def variant(script):
+    """"default+cap" -> "cap": a run on another checkpoint or data, compared
+    with the original script's run of the same variant."""
+    return script.partition("+")[2]
+
+
 def add_ratios(runs):
-    base = {(r["seq_len"], r["rep"]): r for r in runs if r["script"] == "original"}
+    base = {(r["seq_len"], r["rep"], variant(r["script"])): r for r in runs if r["script"].partition("+")[0] == "original"}
     for r in runs:
-        b = base.get((r["seq_len"], r["rep"]))
+        b = base.get((r["seq_len"], r["rep"], variant(r["script"])))
         for key, ratio in (("tokens_per_second", "speed_ratio"), ("peak_memory_gib", "memory_ratio")):
             if b and r.get(key) and b.get(key):
                 r[ratio] = r[key] / b[key]

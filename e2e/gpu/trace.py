@@ -21,6 +21,16 @@ import torch
 import transformers
 
 WARMUP_STEPS = int(os.environ.get("TRACE_WARMUP_STEPS", "10"))
+# TRACE_EMPTY_ROW=1: the last row of every batch becomes all padding (no
+# token, no label), as a batch holding an empty example would be.
+EMPTY_ROW = os.environ.get("TRACE_EMPTY_ROW") == "1"
+
+
+def empty_last_row(batch, pad_id):
+    for key, value in (("input_ids", pad_id), ("attention_mask", 0), ("labels", -100)):
+        if key in batch:
+            batch[key][-1] = value
+    return batch
 
 
 def finite_or_text(x):
@@ -49,6 +59,7 @@ class Recorder:
             "steps": [],
             "batches": [],
             "error": None,
+            "empty_row": EMPTY_ROW,
         }
 
     def count_batch(self, batch):
@@ -62,6 +73,7 @@ class Recorder:
             # rows whose first query sees no key under the causal mask
             "left_padded_rows": int((mask[:, 0] == 0).sum()),
             "right_padded_rows": int((mask[:, -1] == 0).sum()),
+            "empty_rows": int((mask.sum(1) == 0).sum()),
         })
 
     def callback(self):
@@ -163,6 +175,8 @@ def main():
 
     def counted_collate(self, features, return_tensors=None):
         batch = collate(self, features, return_tensors)
+        if EMPTY_ROW:
+            batch = empty_last_row(batch, getattr(getattr(self, "tokenizer", None), "pad_token_id", None) or 0)
         rec.count_batch(batch)
         return batch
 

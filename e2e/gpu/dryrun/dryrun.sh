@@ -5,12 +5,12 @@
 # cuDNN SDPA does (NaN gradients for left-padded batches of width % 128 == 64
 # unless eager or cuDNN off), so the table and plot show the expected shape.
 # It checks the harness and the scripts' control flow, not the GPU result.
-#   e2e/gpu/dryrun/dryrun.sh OUT
+#   [E2E_FAMILY=gemma2] e2e/gpu/dryrun/dryrun.sh OUT
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: dryrun.sh OUT}
 stage=$(mktemp -d)
-"$here/../stage.sh" "$stage" >/dev/null
+"$here/../stage.sh" "$stage" "${E2E_FAMILY:-llama}" >/dev/null
 PYTHON="$here/python3" E2E_WORK="$stage/work" E2E_STEPS=${E2E_STEPS:-20} TRACE_WARMUP_STEPS=${TRACE_WARMUP_STEPS:-5} \
 	"$stage/run.sh" "$out"
 rm -rf "$stage"

@@ -12,6 +12,8 @@ class Tok:
     def __init__(self):
         self.vocab = {"!": 0, "<|begin_of_text|>": 128000, "<|end_of_text|>": 128001, "<|finetune_right_pad_id|>": 128004}
         self.bos_token_id, self.eos_token_id, self.pad_token_id, self.padding_side = 128000, 128001, None, "right"
+        self.unk_token = self.unk_token_id = None  # Llama-3 has none
+    def __len__(self): return 128256
     def get_vocab(self): return dict(self.vocab)
     @property
     def pad_token(self):
@@ -22,10 +24,10 @@ class Tok:
 
 class AutoModelForCausalLM:
     @staticmethod
-    def from_pretrained(path, torch_dtype=None, device_map=None, trust_remote_code=False, attn_implementation="sdpa"):
+    def from_pretrained(path, torch_dtype=None, dtype=None, device_map=None, trust_remote_code=False, attn_implementation="sdpa"):
         m = types.SimpleNamespace(params={"embed": np.ones(3)}, device_map=device_map,
                                   config=types.SimpleNamespace(pad_token_id=None, use_cache=True, _attn_implementation=attn_implementation))
-        m.dtype = torch_dtype
+        m.dtype = dtype or torch_dtype
         m.named_parameters = lambda: list(m.params.items())
         m.modules = lambda: [m]
         m.save_pretrained = lambda d: None
@@ -88,3 +90,4 @@ class Trainer:
             self._each("on_log", logs={"loss": shown, "grad_norm": norm, "learning_rate": 1e-4})
         self._each("on_log", logs={"train_loss": 1.0})
         self._each("on_train_end")
+Gemma2ForCausalLM = AutoModelForCausalLM
