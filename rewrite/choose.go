@@ -11,9 +11,15 @@ import (
 // and shell hold to the same protections through it.
 type FixChoice struct {
 	unsafe bool
-	// Skip holds the FixKeys of dropped fixes (an internal error): why,
-	// for the finding's outcome.
+	// Skip holds the identities of findings whose fix is dropped (an
+	// internal error, a guard's refusal): why, for the finding's outcome.
+	// An identity is the finding's code, message and place among the
+	// findings of the same code and message (identities): two twin loads
+	// in two functions are two findings, and refusing one fix leaves the
+	// other.
 	Skip map[string]string
+	// ids: the identities of the findings of the pass being chosen.
+	ids map[*Finding]string
 	// Dropped are the lines that name them (Result.Dropped).
 	Dropped []string
 	// reported are the fixes the findings of the input report: a later
@@ -35,6 +41,7 @@ func NewFixChoice(unsafe bool) *FixChoice {
 // promises they never do): its finding keeps no fix. refuses, when not
 // nil, holds back a fix that may not apply (a notebook's frozen span).
 func (c *FixChoice) Choose(pass int, findings []Finding, refuses func(*Finding) bool) (chosen []*Finding, deferred bool) {
+	c.ids = identities(findings)
 	for i := range findings {
 		if fd := &findings[i]; fd.Fix != nil && finding.Overlapping(fd.Fix.Edits) {
 			c.Drop(fd, "its fix has overlapping edits; not applied", "its fix has overlapping edits, so it is dropped")
@@ -44,15 +51,15 @@ func (c *FixChoice) Choose(pass int, findings []Finding, refuses func(*Finding) 
 	}
 	for i := range findings {
 		fd := &findings[i]
-		if fd.Fix == nil || len(fd.Fix.Edits) == 0 || c.Skip[fixKey(fd)] != "" {
+		if fd.Fix == nil || len(fd.Fix.Edits) == 0 || c.Skip[c.ID(fd)] != "" {
 			continue
 		}
 		if fd.Fix.Applicability == Unsafe && !c.unsafe || refuses != nil && refuses(fd) {
 			continue
 		}
 		if pass == 0 {
-			c.reported[fixKey(fd)] = true
-		} else if !c.reported[fixKey(fd)] {
+			c.reported[c.ID(fd)] = true
+		} else if !c.reported[c.ID(fd)] {
 			continue // a finding the input did not have: the next run reports it
 		}
 		free := true
@@ -79,8 +86,30 @@ func (c *FixChoice) DropUnparsable(fd *Finding) {
 // Dropped (once), why in the finding's outcome.
 func (c *FixChoice) Drop(fd *Finding, line, why string) {
 	const internal = " (internal error, please report)"
-	if c.Skip[fixKey(fd)] == "" {
+	if c.Skip[c.ID(fd)] == "" {
 		c.Dropped = append(c.Dropped, fmt.Sprintf("%s %s: %s%s", fd.Code, fd.Name, line, internal))
 	}
-	c.Skip[fixKey(fd)] = why + internal
+	c.Skip[c.ID(fd)] = why + internal
+}
+
+// ID is the identity of fd, one of the findings last given to Choose.
+func (c *FixChoice) ID(fd *Finding) string {
+	if id, ok := c.ids[fd]; ok {
+		return id
+	}
+	return fixKey(fd) + "\x000"
+}
+
+// identities names each finding by its code, message and place among the
+// findings of the same code and message, in the order given (by offset):
+// a name that holds from one fix pass to the next, where offsets move.
+func identities(findings []Finding) map[*Finding]string {
+	ids := make(map[*Finding]string, len(findings))
+	seen := map[string]int{}
+	for i := range findings {
+		k := fixKey(&findings[i])
+		ids[&findings[i]] = fmt.Sprintf("%s\x00%d", k, seen[k])
+		seen[k]++
+	}
+	return ids
 }

@@ -312,3 +312,33 @@ func TestCheckGivesEachFindingItsOutcome(t *testing.T) {
 		}
 	}
 }
+
+// A finding's identity is its code, message and place among its twins:
+// refusing the fix of one of two twin findings (the same rule and message
+// on two loads in two functions) leaves the other's fix chosen, and the
+// refusal's reason goes to the finding refused.
+func TestRefusingOneTwinLeavesTheOther(t *testing.T) {
+	twin := func(at int) Finding {
+		return Finding{Code: "LTF005", Message: "set model.config.use_cache = False", Start: at, End: at + 5,
+			Fix: &Fix{Applicability: Safe, Edits: []Edit{{Start: at + 5, End: at + 5, NewText: "x"}}}}
+	}
+	findings := []Finding{twin(10), twin(100)}
+	c := NewFixChoice(false)
+	c.Choose(0, findings, nil)
+	c.Skip[c.ID(&findings[1])] = "binding guard: line 9; not applied"
+	again := []Finding{twin(10), twin(100)}
+	chosen, _ := c.Choose(1, again, nil)
+	if len(chosen) != 1 || chosen[0].Start != 10 {
+		t.Fatalf("chosen %v, want the first twin alone", chosen)
+	}
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []Finding{twin(10), twin(100)}
+	e.setOutcomes(out, []Finding{twin(100)}, true, c.Skip, nil)
+	if out[0].Outcome != "fixed" || out[1].Reason != "binding guard: line 9; not applied" {
+		t.Errorf("outcomes %q/%q, %q/%q: want the first fixed and the second refused with its own reason",
+			out[0].Outcome, out[0].Reason, out[1].Outcome, out[1].Reason)
+	}
+}

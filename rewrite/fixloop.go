@@ -86,8 +86,8 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 				fails = append(fails, keywordGuard(cur, next, tree, nextTree, done, chosen)...)
 				if len(fails) > 0 {
 					for _, g := range fails {
-						if choice.Skip[fixKey(g.fix)] == "" {
-							choice.Skip[fixKey(g.fix)] = g.why + "; not applied"
+						if id := choice.ID(g.fix); choice.Skip[id] == "" {
+							choice.Skip[id] = g.why + "; not applied"
 						}
 					}
 					confirm = true
@@ -180,27 +180,46 @@ func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
 // covers may have been edited by another fix), else why not. final are the findings of out, the text the loop
 // ended with.
 func (e *Engine) setOutcomes(findings, final []Finding, settled bool, dropped map[string]string, frozen []Span) {
+	ids := identities(findings)
 	remaining := map[string]int{}
 	if settled {
 		for i := range final {
 			remaining[fixKey(&final[i])]++
 		}
 	}
+	// Twins (the same code and message) are told apart by what was done
+	// with each: those whose fix was refused or never applied take the
+	// places left in the output first, so a fixed twin is not reported
+	// as left and a refused one as fixed.
+	stays := func(fd *Finding) bool {
+		return dropped[ids[fd]] != "" || fd.Withheld != "" || fd.Fix == nil || len(fd.Fix.Edits) == 0 ||
+			fd.Fix.Applicability == Unsafe && !e.opts.UnsafeFixes || finding.FrozenRefuses(fd, frozen)
+	}
+	left := make([]bool, len(findings))
+	for _, first := range []bool{true, false} {
+		for i := range findings {
+			fd := &findings[i]
+			if stays(fd) != first {
+				continue
+			}
+			k := fixKey(fd)
+			left[i] = !settled || remaining[k] > 0
+			if left[i] && settled {
+				remaining[k]--
+			}
+		}
+	}
 	for i := range findings {
 		fd := &findings[i]
-		k := fixKey(fd)
-		left := !settled || remaining[k] > 0
-		if left && settled {
-			remaining[k]--
-		}
+		left := left[i]
 		fd.Outcome, fd.Reason = finding.OutcomeNotFixed, ""
 		switch {
 		case !left:
 			fd.Outcome = finding.OutcomeFixed
-		case dropped[k] != "":
+		case dropped[ids[fd]] != "":
 			// A fix the engine refused (binding guard, parse) is not
 			// offered either: JSON, SARIF and review would apply it.
-			fd.Reason, fd.Fix = dropped[k], nil
+			fd.Reason, fd.Fix = dropped[ids[fd]], nil
 		case fd.Withheld != "":
 			fd.Reason = fd.Withheld
 		case fd.Fix == nil || len(fd.Fix.Edits) == 0:

@@ -300,3 +300,62 @@ func TestTrainingUseIsWorkedOutOncePerScope(t *testing.T) {
 		t.Errorf("%d evaluations of training use for %d scopes, want at most %d", f.useEvals, len(f.Funcs), limit)
 	}
 }
+
+// The central verdict: any training sink trains; else a path the flow
+// cannot see leaves the load undecided; else it is not trained; a load
+// whose value reaches nothing at all is undecided. Each order swapped
+// fails a row.
+func TestVerdictOrder(t *testing.T) {
+	s := func(uses ...Use) []sink {
+		var out []sink
+		for _, u := range uses {
+			out = append(out, sink{use: u, why: fmt.Sprint(u)})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		sinks []sink
+		want  Use
+	}{
+		{s(NotTraining, Training), Training},
+		{s(Unseen, Training), Training},
+		{s(Training, Shared), Shared},
+		{s(NotTraining, Unseen), Unseen},
+		{s(Unseen, NotTraining), Unseen},
+		{s(NotTraining), NotTraining},
+		{nil, Unseen},
+	} {
+		if got, _ := verdict(c.sinks); got != c.want {
+			t.Errorf("verdict(%v) = %v, want %v", c.sinks, got, c.want)
+		}
+	}
+}
+
+// An AutoPeftModel checkpoint trains only with is_trainable=True: without
+// it the load is an inference or merge load whatever its value reaches;
+// with it the load carries its adapter.
+func TestAutoPeftModelTrainsOnlyWithIsTrainable(t *testing.T) {
+	const tmpl = `from peft import AutoPeftModelForCausalLM
+from transformers import Trainer, TrainingArguments
+
+model = AutoPeftModelForCausalLM.from_pretrained("out/adapter"%s)
+Trainer(model=model, args=TrainingArguments("o")).train()
+`
+	for _, c := range []struct {
+		kw      string
+		use     Use
+		adapter bool
+	}{
+		{"", NotTraining, false},
+		{", is_trainable=False", NotTraining, false},
+		{", is_trainable=True", Training, true},
+	} {
+		loads := fileOf(t, fmt.Sprintf(tmpl, c.kw)).ModelLoads()
+		if len(loads) != 1 {
+			t.Fatalf("%q: %d loads", c.kw, len(loads))
+		}
+		if l := loads[0]; l.Use != c.use || l.Adapter != c.adapter {
+			t.Errorf("AutoPeftModel load with %q: use %v adapter %v, want %v %v (%s)", c.kw, l.Use, l.Adapter, c.use, c.adapter, l.Why)
+		}
+	}
+}

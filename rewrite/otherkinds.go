@@ -184,8 +184,6 @@ func (f *Facts) quantizedOffByDefault() bool {
 	return declared
 }
 
-// FixKey names a finding across fix passes: its code and message.
-func FixKey(f *Finding) string { return fixKey(f) }
 
 // SetOutcomes says, for each finding of the original text, what fix
 // --write does with it, from the findings of the text the fix loop ended
