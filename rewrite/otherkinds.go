@@ -184,7 +184,6 @@ func (f *Facts) quantizedOffByDefault() bool {
 	return declared
 }
 
-
 // SetOutcomes says, for each finding of the original text, what fix
 // --write does with it, from the findings of the text the fix loop ended
 // with; dropped is the loop's FixChoice.Skip.
