@@ -234,10 +234,65 @@ type padStmt struct {
 	named     bool // a literal token or an added one: the config does not know it
 }
 
+// runDedicatedPadToken reads as its steps: find the trained load and its
+// tokenizer, collect the tokenizer's pad settings before training, judge
+// them, then either set the config's pad id or give the family's pad.
 func runDedicatedPadToken(p *Pass) {
+	r, ok := trainedPadding(p)
+	if !ok {
+		return
+	}
+	r.collectPads()
+	r.judgePads()
+	r.planBlock()
+	r.warnResizeAfterAdapter()
+	if r.good {
+		r.setConfigPadID()
+		return
+	}
+	if len(r.bad) == 0 && !r.fam.llama3() {
+		return // the family's own pad, or nothing that hides EOS
+	}
+	r.fixPad()
+}
+
+// padRun is one LTF004 run over a file: the trained load, its tokenizer,
+// and what the steps find.
+type padRun struct {
+	p       *Pass
+	f       *Facts
+	text    []byte
+	load    *Load
+	fam     padFamily
+	tok     *padTokenizer
+	scope   *Func
+	model   string
+	trainAt *syntree.Node // the statement that starts training, or nil
+	peft    *syntree.Node // get_peft_model in scope, or nil
+
+	pads        []*padStmt // the tokenizer's pad settings before training, in order
+	configAfter int        // where the script itself sets model.config.pad_token_id (-1: nowhere)
+
+	good, named bool       // a pad distinct from eos surely runs last (and is a named token)
+	bad         []*padStmt // the pads that hide EOS after the last good one
+
+	plan        padFix
+	remote      bool          // remote code: the block adds no token, the script's pad stays
+	anchor      *syntree.Node // the statement the new lines follow
+	tokTop      *syntree.Node
+	configSet   bool
+	configLines []string
+	at          *syntree.Node // where the finding is reported
+}
+
+// trainedPadding finds the load the rule is about (the first training load
+// bound to a name), its pad family and the tokenizer that trains with it;
+// ok is false when there is nothing more to do (having reported what the
+// file shows instead: TRL's own tokenizer, a processor, no tokenizer).
+func trainedPadding(p *Pass) (*padRun, bool) {
 	f, text := p.Facts, p.Src.Text
 	if frameworkManagedPad(p) || f.noDecoderTrained() {
-		return
+		return nil, false
 	}
 	var load *Load
 	for _, l := range f.TrainingLoads() {
@@ -253,18 +308,18 @@ func runDedicatedPadToken(p *Pass) {
 				trlLoadsTokenizer(p, t.name())
 			}
 		})
-		return
+		return nil, false
 	}
 	fam := padFamilyOf(load)
 	if (fam == padDynamic || fam == padOther) && bytes.Contains(text, []byte(".eod_id")) {
 		fam = padQwen1 // Qwen-1's tokenizer is the one with eod_id
 	}
 	if packingInFile(f) {
-		return // packed sequences are not padded: the pad never reaches the labels
+		return nil, false // packed sequences are not padded: the pad never reaches the labels
 	}
-	scope, model := load.Func, load.Target
-	trainAt := trainingStart(f, scope)
-	tok, why := f.trainedTokenizer(load, trainAt)
+	r := &padRun{p: p, f: f, text: text, load: load, fam: fam, scope: load.Func, model: load.Target, configAfter: -1}
+	r.trainAt = trainingStart(f, r.scope)
+	tok, why := f.trainedTokenizer(load, r.trainAt)
 	if tok == nil {
 		switch {
 		case why != "" && fileSetsPad(f):
@@ -274,7 +329,7 @@ func runDedicatedPadToken(p *Pass) {
 			p.Report(Finding{Start: start(load.Node), End: end(load.Args), Severity: SeverityWarning,
 				Message: "Llama-3 has no pad token (id 0 is \"!\"); this file creates no tokenizer: give it a dedicated pad before get_peft_model and set model.config.pad_token_id"})
 		}
-		return
+		return nil, false
 	}
 	if strings.HasSuffix(semantic.Last(strings.TrimSuffix(f.CalleeOf(tok.Call), ".from_pretrained")), "Processor") {
 		// A processor holds its tokenizer (processor.tokenizer), whose pad
@@ -286,196 +341,222 @@ func runDedicatedPadToken(p *Pass) {
 					Message: fmt.Sprintf("%s is a processor: its tokenizer's pad is %s.tokenizer.pad_token; set a pad distinct from eos there (and model.config.pad_token_id from it), not on the processor", tok.Name, tok.Name)})
 			}
 		}
-		return
+		return nil, false
 	}
-	stmtIn := func(n *syntree.Node) *syntree.Node { return f.statementIn(n, scope) }
-	peft := peftPoint(f, scope)
+	r.tok = tok
+	r.peft = peftPoint(f, r.scope)
+	return r, true
+}
 
-	// Every pad setting of this tokenizer that runs before training.
-	var pads []*padStmt
-	add := func(at *syntree.Node, v *syntree.Node, fn *Func, inScope bool) {
-		kind, lit := f.classifyPad(v, fn, 0)
-		ps := &padStmt{stmt: padStatement(Statement(at), text), removable: inScope}
-		if ps.stmt == nil {
-			return
-		}
-		ps.bad, ps.ok = hidesEOS(fam, kind, lit)
-		ps.named = kind == padNamed || kind == padEOSLike && ps.ok
-		where := ps.stmt
-		if !inScope {
-			where = tok.Stmt
-		}
-		top := stmtIn(where)
-		if top == nil {
-			return
-		}
-		if trainAt != nil && top.StartByte() >= trainAt.StartByte() {
-			return // after training: generation settings
-		}
-		ps.at = start(top)
-		ps.guarded = top.Equal(ps.stmt) || top.Equal(Statement(where)) || padGuard(top, text)
-		if n := len(pads); n > 0 && pads[n-1].stmt.Equal(ps.stmt) {
-			pads[n-1].bad = pads[n-1].bad || ps.bad
-			return
-		}
-		pads = append(pads, ps)
-	}
-	names := map[*Func]string{scope: tok.Name, f.module: tok.Name}
+func (r *padRun) stmtIn(n *syntree.Node) *syntree.Node { return r.f.statementIn(n, r.scope) }
+
+// collectPads gathers every pad setting of the tokenizer that runs before
+// training: assignments to its pad_token(_id), a config pad id that hides
+// EOS, pads set through calls, and a pad_token= given to the load.
+func (r *padRun) collectPads() {
+	f, text, tok := r.f, r.text, r.tok
+	names := map[*Func]string{r.scope: tok.Name, f.module: tok.Name}
 	if tok.Factory != nil {
 		names[tok.Factory] = tok.Inner
 	}
-	configAfter := -1 // where the script itself sets model.config.pad_token_id
 	for _, a := range f.Assigns {
 		name, mine := names[a.Func]
-		if !mine || a.Func == f.module && scope != f.module && tok.Factory != a.Func {
+		if !mine || a.Func == f.module && r.scope != f.module && tok.Factory != a.Func {
 			continue
 		}
-		inScope := a.Func == scope
+		inScope := a.Func == r.scope
 		switch a.Text {
 		case name + ".pad_token", name + ".pad_token_id":
-			add(a.Node, a.Value, a.Func, inScope)
-		case model + ".config.pad_token_id":
+			r.addPad(a.Node, a.Value, a.Func, inScope)
+		case r.model + ".config.pad_token_id":
 			if !inScope {
 				continue
 			}
 			if kind, _ := f.classifyPad(a.Value, a.Func, 0); kind == padZero || kind == padEOS || kind == padEOSLike {
-				add(a.Node, a.Value, a.Func, inScope)
-			} else if top := stmtIn(a.Node); top != nil {
-				configAfter = start(top)
+				r.addPad(a.Node, a.Value, a.Func, inScope)
+			} else if top := r.stmtIn(a.Node); top != nil {
+				r.configAfter = start(top)
 			}
 		}
 	}
 	for _, c := range f.Calls {
 		name, mine := names[c.Func]
-		if !mine || c.Func == f.module && scope != f.module && tok.Factory != c.Func {
+		if !mine || c.Func == f.module && r.scope != f.module && tok.Factory != c.Func {
 			continue
 		}
 		if v := padInCall(c, name, text); v != nil {
-			add(c.Node, v, c.Func, c.Func == scope)
+			r.addPad(c.Node, v, c.Func, c.Func == r.scope)
 		}
 	}
 	if kw := KeywordValue(tok.Call.ChildByFieldName("arguments"), "pad_token", text); kw != nil {
-		add(kw, kw, f.scopeOf(kw), false)
+		r.addPad(kw, kw, f.scopeOf(kw), false)
 	}
-	sortPads(pads)
+	sortPads(r.pads)
+}
 
-	// The last pad that surely runs decides, unless a bad one follows it.
-	good, named, lastOK := false, false, -1
-	for i, ps := range pads {
+// addPad records one pad setting (v, set at at in fn), unless it runs
+// once training has started (a generation setting).
+func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *Func, inScope bool) {
+	kind, lit := r.f.classifyPad(v, fn, 0)
+	ps := &padStmt{stmt: padStatement(Statement(at), r.text), removable: inScope}
+	if ps.stmt == nil {
+		return
+	}
+	ps.bad, ps.ok = hidesEOS(r.fam, kind, lit)
+	ps.named = kind == padNamed || kind == padEOSLike && ps.ok
+	where := ps.stmt
+	if !inScope {
+		where = r.tok.Stmt
+	}
+	top := r.stmtIn(where)
+	if top == nil {
+		return
+	}
+	if r.trainAt != nil && top.StartByte() >= r.trainAt.StartByte() {
+		return // after training: generation settings
+	}
+	ps.at = start(top)
+	ps.guarded = top.Equal(ps.stmt) || top.Equal(Statement(where)) || padGuard(top, r.text)
+	if n := len(r.pads); n > 0 && r.pads[n-1].stmt.Equal(ps.stmt) {
+		r.pads[n-1].bad = r.pads[n-1].bad || ps.bad
+		return
+	}
+	r.pads = append(r.pads, ps)
+}
+
+// judgePads: the last pad that surely runs decides, unless a bad one
+// follows it.
+func (r *padRun) judgePads() {
+	lastOK := -1
+	for i, ps := range r.pads {
 		if ps.ok && ps.guarded {
-			good, named, lastOK = true, ps.named, i
+			r.good, r.named, lastOK = true, ps.named, i
 		}
 	}
-	var bad []*padStmt
-	for i, ps := range pads {
+	for i, ps := range r.pads {
 		if ps.bad && i > lastOK {
-			bad = append(bad, ps)
+			r.bad = append(r.bad, ps)
 		}
 	}
-	if len(bad) > 0 {
-		good = false
+	if len(r.bad) > 0 {
+		r.good = false
 	}
-	coll := padCollator(p)
+}
 
-	plan := padPlan(fam, load, tok.Name, model)
+// keep reports a bad pad line that stays as the fallback of remote code's
+// block.
+func (r *padRun) keep(ps *padStmt) bool {
+	return r.remote && (r.peft == nil || ps.at < start(r.peft))
+}
+
+// planBlock chooses the family's fix and where its lines go: after the
+// tokenizer, the model and every pad line that stays, before training.
+func (r *padRun) planBlock() {
+	text := r.text
+	r.plan = padPlan(r.fam, r.load, r.tok.Name, r.model)
 	// Remote code may not add or resize tokens cleanly (NormHead, Qwen-1's
 	// tokenizer): its block only picks a pad the vocabulary has, and the
 	// script's own line before it stays as the fallback.
-	remote := false
-	if rc := load.Arg("trust_remote_code", text); plan.resize && rc != nil && rc.Content(text) != "False" {
-		remote = true
-		plan.lines = plan.lines[:len(plan.lines)-4]
-		plan.resize = false
-		plan.why += "; remote code (trust_remote_code) may not add or resize tokens cleanly (NormHead), so the block adds none and the script's own pad stays where the vocabulary has no other"
+	if rc := r.load.Arg("trust_remote_code", text); r.plan.resize && rc != nil && rc.Content(text) != "False" {
+		r.remote = true
+		r.plan.lines = r.plan.lines[:len(r.plan.lines)-4]
+		r.plan.resize = false
+		r.plan.why += "; remote code (trust_remote_code) may not add or resize tokens cleanly (NormHead), so the block adds none and the script's own pad stays where the vocabulary has no other"
 	}
-	keep := func(ps *padStmt) bool {
-		return remote && (peft == nil || ps.at < start(peft))
-	}
-
-	// Where the new lines go: after the tokenizer, the model and every pad
-	// line that stays, before training.
-	anchor := stmtIn(load.Stmt)
-	tokTop := stmtIn(tok.Stmt)
+	r.anchor = r.stmtIn(r.load.Stmt)
+	r.tokTop = r.stmtIn(r.tok.Stmt)
 	later := func(n *syntree.Node) {
-		if anchor != nil && n != nil && n.StartByte() > anchor.StartByte() {
-			anchor = n
+		if r.anchor != nil && n != nil && n.StartByte() > r.anchor.StartByte() {
+			r.anchor = n
 		}
 	}
-	later(tokTop)
-	for _, ps := range pads {
-		if !ps.bad || !ps.removable || keep(ps) {
-			later(stmtIn(ps.stmt))
+	later(r.tokTop)
+	for _, ps := range r.pads {
+		if !ps.bad || !ps.removable || r.keep(ps) {
+			later(r.stmtIn(ps.stmt))
 		}
 	}
-	configSet := configAfter >= 0 && anchor != nil && configAfter > start(anchor)
-	at := load.Node
-	if len(bad) > 0 {
-		at = bad[0].stmt
-		if !bad[0].removable {
-			at = tok.Stmt
+	r.configSet = r.configAfter >= 0 && r.anchor != nil && r.configAfter > start(r.anchor)
+	r.at = r.load.Node
+	if len(r.bad) > 0 {
+		r.at = r.bad[0].stmt
+		if !r.bad[0].removable {
+			r.at = r.tok.Stmt
 		}
 	}
-	report := func(sev Severity, msg string, fix *Fix) {
-		p.Report(Finding{Start: start(at), End: end(at), Severity: sev, Message: msg, Fix: fix})
-	}
-	configLines := []string{}
-	if !configSet {
-		configLines = append(configLines, model+".config.pad_token_id = "+tok.Name+".pad_token_id")
-		if bytes.Contains(text, []byte(model+".generation_config")) {
-			configLines = append(configLines, model+".generation_config.pad_token_id = "+tok.Name+".pad_token_id")
+	if !r.configSet {
+		r.configLines = append(r.configLines, r.model+".config.pad_token_id = "+r.tok.Name+".pad_token_id")
+		if bytes.Contains(text, []byte(r.model+".generation_config")) {
+			r.configLines = append(r.configLines, r.model+".generation_config.pad_token_id = "+r.tok.Name+".pad_token_id")
 		}
 	}
+}
 
-	for _, c := range f.Calls {
-		if c.Func == scope && c.Method == "resize_token_embeddings" && peft != nil && c.Node.StartByte() > peft.EndByte() &&
-			(trainAt == nil || c.Node.StartByte() < trainAt.StartByte()) {
-			p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityWarning,
+func (r *padRun) report(sev Severity, msg string, fix *Fix) {
+	r.p.Report(Finding{Start: start(r.at), End: end(r.at), Severity: sev, Message: msg, Fix: fix})
+}
+
+// warnResizeAfterAdapter: new embedding rows made after get_peft_model are
+// neither trained nor saved with the adapter.
+func (r *padRun) warnResizeAfterAdapter() {
+	for _, c := range r.f.Calls {
+		if c.Func == r.scope && c.Method == "resize_token_embeddings" && r.peft != nil && c.Node.StartByte() > r.peft.EndByte() &&
+			(r.trainAt == nil || c.Node.StartByte() < r.trainAt.StartByte()) {
+			r.p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityWarning,
 				Message: "resize_token_embeddings after get_peft_model: the new rows are neither trained nor saved with the adapter; resize before get_peft_model"})
 		}
 	}
-	// unbound is the first of names that some path reaches where (the
-	// statement the new lines run before; nil: the end of the block)
-	// without binding: the binding guard.
-	unbound := func(where *syntree.Node, names ...string) string {
-		for _, name := range names {
-			if where == nil {
-				return name
-			}
-			if r := f.ReachingBefore(name, where); r.MaybeUnbound || len(r.Defs) == 0 {
-				return name
-			}
+}
+
+// unbound is the first of names that some path reaches where (the
+// statement the new lines run before; nil: the end of the block) without
+// binding: the binding guard.
+func (r *padRun) unbound(where *syntree.Node, names ...string) string {
+	for _, name := range names {
+		if where == nil {
+			return name
 		}
-		return ""
+		if reach := r.f.ReachingBefore(name, where); reach.MaybeUnbound || len(reach.Defs) == 0 {
+			return name
+		}
 	}
-	if good {
-		if !named || configSet || anchor == nil || trainAt != nil && anchor.StartByte() > trainAt.StartByte() {
-			return
-		}
-		msg := "the tokenizer has a dedicated pad but model.config.pad_token_id is not set: generation and loss masking read it from the config"
-		if name := unbound(nextStatement(anchor), model, tok.Name); name != "" {
-			report(SeverityWarning, msg+fmt.Sprintf("; %s is bound only on some paths: set it by hand where both exist", name), nil)
-			return
-		}
-		e, ok := insertAfter(p.Src, anchor, configLines)
-		var fix *Fix
-		if ok {
-			fix = &Fix{Message: "set model.config.pad_token_id", Edits: []Edit{e}}
-		}
-		report(SeverityWarning, msg, fix)
+	return ""
+}
+
+// setConfigPadID: the tokenizer has a dedicated pad; the config's pad id
+// is set after it, unless the script does.
+func (r *padRun) setConfigPadID() {
+	if !r.named || r.configSet || r.anchor == nil || r.trainAt != nil && r.anchor.StartByte() > r.trainAt.StartByte() {
 		return
 	}
-	if len(bad) == 0 && !fam.llama3() {
-		return // the family's own pad, or nothing that hides EOS
+	msg := "the tokenizer has a dedicated pad but model.config.pad_token_id is not set: generation and loss masking read it from the config"
+	if name := r.unbound(nextStatement(r.anchor), r.model, r.tok.Name); name != "" {
+		r.report(SeverityWarning, msg+fmt.Sprintf("; %s is bound only on some paths: set it by hand where both exist", name), nil)
+		return
 	}
+	e, ok := insertAfter(r.p.Src, r.anchor, r.configLines)
+	var fix *Fix
+	if ok {
+		fix = &Fix{Message: "set model.config.pad_token_id", Edits: []Edit{e}}
+	}
+	r.report(SeverityWarning, msg, fix)
+}
 
+// fixPad gives the family's pad: severity and applicability by what the
+// collator does with the pad, then the block in place of the last bad
+// line, or after the anchor (the tokenizer moved above get_peft_model
+// where the block resizes).
+func (r *padRun) fixPad() {
+	p, f, text, fam, tok := r.p, r.f, r.text, r.fam, r.tok
+	coll := padCollator(p)
 	// Llama-3's id 0 is "!" whatever the collator (and generation reads
 	// the pad too): it is fixed everywhere, as is a model known only at
 	// run time, which may be one.
 	if coll.kind == collatorByPosition && !fam.llama3() && fam != padDynamic && fam != padOther {
-		report(SeverityInfo, fmt.Sprintf("%s masks labels by position, so this pad does not hide EOS there; a pad distinct from eos is still the cleaner choice", coll.name), nil)
+		r.report(SeverityInfo, fmt.Sprintf("%s masks labels by position, so this pad does not hide EOS there; a pad distinct from eos is still the cleaner choice", coll.name), nil)
 		return
 	}
-	msg := plan.why
+	msg := r.plan.why
 	sev, applicability := SeverityError, Safe
 	switch {
 	case coll.kind == collatorByID:
@@ -489,41 +570,42 @@ func runDedicatedPadToken(p *Pass) {
 			msg += " (" + coll.name + ")"
 		}
 	}
-	if plan.lines == nil {
+	if r.plan.lines == nil {
 		// No fix (Qwen base, Qwen-1): worth a warning only where a collator
 		// is seen to mask by id (Qwen-1's own scripts mask with their own
 		// ignore id).
 		if coll.kind == collatorByID {
-			report(SeverityWarning, msg, nil)
+			r.report(SeverityWarning, msg, nil)
 		}
 		return
 	}
-	if anchor == nil {
-		report(sev, msg+" (no place found after both the tokenizer and the model exist)", nil)
+	if r.anchor == nil {
+		r.report(sev, msg+" (no place found after both the tokenizer and the model exist)", nil)
 		return
 	}
+	anchor := r.anchor
 	var moved []Edit
-	if trainAt != nil && anchor.StartByte() > trainAt.StartByte() {
-		report(sev, msg+"; the tokenizer is set up after training starts: set the pad before training", nil)
+	if r.trainAt != nil && anchor.StartByte() > r.trainAt.StartByte() {
+		r.report(sev, msg+"; the tokenizer is set up after training starts: set the pad before training", nil)
 		return
 	}
-	if plan.resize && peft != nil && anchor.StartByte() > peft.StartByte() {
+	if r.plan.resize && r.peft != nil && anchor.StartByte() > r.peft.StartByte() {
 		var ok bool
-		anchor, moved, ok = moveTokenizerUp(p, tok, tokTop, peft, anchor, stmtIn(load.Stmt), pads)
+		anchor, moved, ok = moveTokenizerUp(p, tok, r.tokTop, r.peft, anchor, r.stmtIn(r.load.Stmt), r.pads)
 		if !ok {
-			report(sev, msg+"; the tokenizer is created after get_peft_model and cannot move above it (a value it reads, or a line that uses it, comes in between): create it before get_peft_model", nil)
+			r.report(sev, msg+"; the tokenizer is created after get_peft_model and cannot move above it (a value it reads, or a line that uses it, comes in between): create it before get_peft_model", nil)
 			return
 		}
 	}
-	lines := append(plan.lines, configLines...)
+	lines := append(r.plan.lines, r.configLines...)
 	// The last bad line, where it stands after everything the block needs
 	// (and before get_peft_model when the block may resize), is replaced by
 	// the block: the diff then reads as the line's correction.
 	var inPlace *syntree.Node
 	if len(moved) == 0 {
-		for _, b := range bad {
-			if b.removable && !keep(b) && stmtIn(b.stmt) != nil && stmtIn(b.stmt).Equal(b.stmt) && b.stmt.StartByte() > anchor.StartByte() &&
-				(!plan.resize || peft == nil || b.stmt.StartByte() < peft.StartByte()) {
+		for _, b := range r.bad {
+			if b.removable && !r.keep(b) && r.stmtIn(b.stmt) != nil && r.stmtIn(b.stmt).Equal(b.stmt) && b.stmt.StartByte() > anchor.StartByte() &&
+				(!r.plan.resize || r.peft == nil || b.stmt.StartByte() < r.peft.StartByte()) {
 				inPlace = b.stmt
 			}
 		}
@@ -534,17 +616,17 @@ func runDedicatedPadToken(p *Pass) {
 	if where == nil {
 		where = nextStatement(anchor)
 	}
-	reads := []string{model}
+	reads := []string{r.model}
 	if len(moved) == 0 {
 		reads = append(reads, tok.Name)
 	}
-	if name := unbound(where, reads...); name != "" {
-		report(sev, msg+fmt.Sprintf("; %s is bound only on some paths to where the pad would go: set the pad by hand where the tokenizer and the model both exist", name), nil)
+	if name := r.unbound(where, reads...); name != "" {
+		r.report(sev, msg+fmt.Sprintf("; %s is bound only on some paths to where the pad would go: set the pad by hand where the tokenizer and the model both exist", name), nil)
 		return
 	}
 	var edits []Edit
-	for _, b := range bad {
-		if !b.removable || keep(b) {
+	for _, b := range r.bad {
+		if !b.removable || r.keep(b) {
 			continue // in the tokenizer's factory or its call, or a fallback: the block after it overrides it
 		}
 		var block []string
@@ -553,29 +635,30 @@ func runDedicatedPadToken(p *Pass) {
 		}
 		e, ok := replaceStatement(p.Src, b.stmt, block)
 		if !ok {
-			report(sev, msg, nil)
+			r.report(sev, msg, nil)
 			return
 		}
 		edits = append(edits, e)
 	}
-	if inPlace != nil {
+	switch {
+	case inPlace != nil:
 		// placed with the replacement above
-	} else if len(moved) > 0 {
+	case len(moved) > 0:
 		moved[len(moved)-1].NewText += template(p.Src, indentOf(p.Src, anchor), lines)
 		edits = append(edits, moved...)
-	} else {
+	default:
 		e, ok := insertAfter(p.Src, anchor, lines)
 		if !ok {
-			report(sev, msg, nil)
+			r.report(sev, msg, nil)
 			return
 		}
 		edits = append(edits, e)
 	}
-	fix := &Fix{Message: plan.title, Edits: edits, Applicability: applicability}
+	fix := &Fix{Message: r.plan.title, Edits: edits, Applicability: applicability}
 	if len(moved) > 0 {
 		fix.Message += ", the tokenizer created before get_peft_model"
 	}
-	if plan.resize {
+	if r.plan.resize {
 		switch {
 		case stateDictOverride(f):
 			fix.Applicability = Unsafe
@@ -588,7 +671,7 @@ func runDedicatedPadToken(p *Pass) {
 			fix.Message += " (unsafe: save_embedding_layers=False drops a resized embedding row on save)"
 		}
 	}
-	report(sev, msg, fix)
+	r.report(sev, msg, fix)
 }
 
 // padFix is what a family's fix writes.
