@@ -61,6 +61,12 @@ func (f *Facts) findLoads() []*Load {
 			continue
 		}
 		class := parts[len(parts)-2]
+		if len(parts) == 2 && !semantic.ModelClass(class) && !f.modelSubclass(class) {
+			// loader = AutoModelForCausalLM if text_only else AutoModelForImageTextToText
+			if held := f.heldClass(c); held != "" {
+				class = held
+			}
+		}
 		if !semantic.ModelClass(class) && !f.modelSubclass(class) || class == "PeftModel" || strings.Contains(class, "Tokenizer") {
 			continue
 		}
@@ -448,4 +454,56 @@ func (f *Facts) mainGuardBody(n *syntree.Node) *syntree.Node {
 		return body
 	}
 	return nil
+}
+
+// heldClass is the model class a name holds on every path where a load is
+// called on it (loader.from_pretrained(...) with loader =
+// AutoModelForCausalLM if ... else AutoModelForImageTextToText): the first
+// of them, when each is a model class of transformers; else "".
+func (f *Facts) heldClass(c *Call) string {
+	fn := c.Node.ChildByFieldName("function")
+	obj := fn.ChildByFieldName("object")
+	if obj == nil || obj.Type() != "identifier" {
+		return ""
+	}
+	var classes []string
+	var add func(n *syntree.Node, depth int) bool
+	add = func(n *syntree.Node, depth int) bool {
+		if depth > 3 {
+			return false
+		}
+		switch n.Type() {
+		case "conditional_expression":
+			kids := namedNoComments(n)
+			return len(kids) == 3 && add(kids[0], depth+1) && add(kids[2], depth+1)
+		case "parenthesized_expression":
+			kids := namedNoComments(n)
+			return len(kids) == 1 && add(kids[0], depth+1)
+		case "identifier", "attribute":
+			if n.Equal(obj) {
+				vals, ok := f.Values(n)
+				if !ok && len(vals) == 0 {
+					return false
+				}
+				for _, v := range vals {
+					if v.Equal(obj) || !add(v, depth+1) {
+						return false
+					}
+				}
+				return len(vals) > 0
+			}
+			q := f.Resolve(dottedName(n, f.Src.Text))
+			name := semantic.Last(q)
+			if !semantic.ModelClass(name) || !semantic.Of(q+".from_pretrained").Has(semantic.ModelLoad) || q == name {
+				return false // a class this file imports from a library
+			}
+			classes = append(classes, name)
+			return true
+		}
+		return false
+	}
+	if !add(obj, 0) || len(classes) == 0 {
+		return ""
+	}
+	return classes[0]
 }

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -72,6 +73,11 @@ func runTrainingDeviceMap(p *Pass) {
 			if a := f.shardingLiteral(v, l); a != nil {
 				lit = a
 			}
+		}
+		if f.runtimeDeviceMap(v, l) != "" && !l.Quantized && !l.MaybeQuantized && !l.Undecided() {
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				Message: fmt.Sprintf("device_map comes from %s, decided at run time and sharding by default: training wants None (one process) or {\"\": local_rank} (DDP)", f.runtimeSource(v, l.Func))})
+			continue
 		}
 		s, ok := StringValue(lit, text)
 		if !ok || !shardingMaps[s] {
@@ -167,4 +173,28 @@ func (f *Facts) shardingLiteral(v *syntree.Node, l *Load) *syntree.Node {
 		}
 	}
 	return lit
+}
+
+// runtimeDeviceMap is the sharding default ("auto") of a device_map that a
+// run decides: a parameter of the load's function or a command-line option
+// (argparse, a dataclass field) whose default shards; else "".
+func (f *Facts) runtimeDeviceMap(v *syntree.Node, l *Load) string {
+	text := f.Src.Text
+	x := v // a parameter has no value in the file: its default says
+	if vals, _ := f.Values(v); len(vals) == 1 {
+		x = vals[0]
+	}
+	def := ""
+	switch x.Type() {
+	case "identifier":
+		def = paramDefault(l.Func, x.Content(text), text)
+	case "attribute":
+		if o := f.option(x.ChildByFieldName("attribute").Content(text)); o != nil && o.def != nil {
+			def = o.def.Content(text)
+		}
+	}
+	if s := strings.Trim(def, `"'`); def != "" && shardingMaps[s] && len(def) == len(s)+2 {
+		return def
+	}
+	return ""
 }

@@ -267,6 +267,14 @@ func (f *Facts) condition(c *syntree.Node, depth int) (bool, condKind) {
 			if same {
 				return first == "true", condKnown
 			}
+			if len(vals) == 1 && depth < maxValueDepth {
+				// has_bf16 = torch.cuda.is_available() and ...: the name is
+				// what its one value is.
+				switch vals[0].Type() {
+				case "call", "boolean_operator", "comparison_operator", "not_operator", "parenthesized_expression":
+					return f.condition(vals[0], depth+1)
+				}
+			}
 		}
 		return false, condRuntime
 	case "call":
