@@ -439,6 +439,7 @@ func trlDtype(p *Pass, t *trlLoad) {
 	name, imp := f.torchName("float32")
 	if fix, ok := t.setInit(p, key, name); ok {
 		fix.Message = fmt.Sprintf("model_init_kwargs %q: %s", key, name)
+		fd.Start, fd.End = t.site(fix) // in a notebook, the cell the fix edits
 		fix.Edits = append(fix.Edits, imp...)
 		fd.Fix = fix
 	}

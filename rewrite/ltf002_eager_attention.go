@@ -263,6 +263,9 @@ func trlAttention(p *Pass, t *trlLoad) {
 	}
 	fd := Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node),
 		Message: fmt.Sprintf(`TRL loads %s with the default SDPA attention, whose cuDNN backward gives NaN on fully masked rows; pass attn_implementation="eager" in model_init_kwargs`, t.name())}
+	if v != nil {
+		fd.Message = fmt.Sprintf(`TRL loads %s with attn_implementation="sdpa" from model_init_kwargs, whose cuDNN backward gives NaN on fully masked rows; make it "eager"`, t.name())
+	}
 	if noAttn := noAttnKeyword(p.Versions.Transformers); noAttn != "" {
 		fd.Severity = SeverityWarning
 		fd.Message = fmt.Sprintf(`TRL loads %s; %s: switch the cuDNN SDPA backend off instead (--select LTF007)`, t.name(), noAttn)
@@ -278,6 +281,7 @@ func trlAttention(p *Pass, t *trlLoad) {
 	if fix, ok := t.setInit(p, "attn_implementation", `"eager"`); ok {
 		fix.Message = `model_init_kwargs "attn_implementation": "eager"`
 		fd.Fix = fix
+		fd.Start, fd.End = t.site(fix) // in a notebook, the cell the fix edits
 	}
 	p.Report(fd)
 }

@@ -304,7 +304,9 @@ func trainedPadding(p *Pass) (*padRun, bool) {
 	if load == nil {
 		// A model TRL loads by name, with no tokenizer given: TRL's own.
 		trlStringModels(p, func(t *trlLoad) {
-			if !p.Facts.hasTokenizer() {
+			// A tokenizer made after the trainer (a generation cell) is
+			// not the one it trains with.
+			if !p.Facts.hasTokenizer(t.trainer.Node) {
 				trlLoadsTokenizer(p, t.name())
 			}
 		})
@@ -825,9 +827,9 @@ func sortPads(pads []*padStmt) {
 }
 
 // hasTokenizer reports a tokenizer load anywhere in the file.
-func (f *Facts) hasTokenizer() bool {
+func (f *Facts) hasTokenizer(before *syntree.Node) bool {
 	for _, c := range f.Calls {
-		if f.isTokenizerLoad(c.Node) {
+		if f.isTokenizerLoad(c.Node) && (before == nil || c.Node.StartByte() < before.StartByte()) {
 			return true
 		}
 	}

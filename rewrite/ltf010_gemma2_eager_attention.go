@@ -342,6 +342,7 @@ func trlGemma2Attention(p *Pass, t *trlLoad) {
 		if fix, ok := t.setInit(p, "attn_implementation", `"eager"`); ok {
 			fix.Message = `model_init_kwargs "attn_implementation": "eager"`
 			fd.Fix = fix
+			fd.Start, fd.End = t.site(fix) // in a notebook, the cell the fix edits
 		}
 	}
 	p.Report(fd)

@@ -191,3 +191,12 @@ func (t *trlLoad) name() string {
 	}
 	return "the model named by " + t.modelID
 }
+
+// site is where a finding about model_init_kwargs stands when fix edits
+// it: at the first edit (the dict or the config, which a notebook may
+// hold in an earlier cell than the trainer's), so that finding and fix
+// are in one cell.
+func (t *trlLoad) site(fix *Fix) (int, int) {
+	at := fix.Edits[0].Start
+	return at, at
+}
