@@ -294,9 +294,18 @@ func trainedPadding(p *Pass) (*padRun, bool) {
 	if frameworkManagedPad(p) || f.noDecoderTrained() {
 		return nil, false
 	}
+	// The first training load bound to a name, or, where several are, the
+	// one whose own block sets a pad (if resume: ... else: ...; the pad
+	// line belongs to the branch it stands in).
 	var load *Load
 	for _, l := range f.TrainingLoads() {
-		if l.Target != "" && !f.unslothLoad(l) { // unsloth pads its own tokenizer (frameworkManagedPad)
+		if l.Target == "" || f.unslothLoad(l) { // unsloth pads its own tokenizer (frameworkManagedPad)
+			continue
+		}
+		if load == nil {
+			load = l
+		}
+		if f.setsPadBeside(l) {
 			load = l
 			break
 		}
@@ -973,4 +982,20 @@ func identifiersIn(n *syntree.Node, text []byte) []string {
 		return false
 	})
 	return out
+}
+
+// setsPadBeside reports a pad assignment in the block that binds load l.
+func (f *Facts) setsPadBeside(l *Load) bool {
+	if l.Stmt == nil || l.Stmt.Parent() == nil {
+		return false
+	}
+	block := l.Stmt.Parent()
+	for _, a := range f.Assigns {
+		if strings.HasSuffix(a.Text, ".pad_token") || strings.HasSuffix(a.Text, ".pad_token_id") {
+			if st := Statement(a.Node); st != nil && st.Parent() != nil && st.Parent().Equal(block) {
+				return true
+			}
+		}
+	}
+	return false
 }
