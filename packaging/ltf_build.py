@@ -3,7 +3,8 @@
 One file, standard library only (no PyPI here: no maturin, no hatch):
 
 - `python3 ltf_build.py wheel --binary B --tag T --goos OS --goarch ARCH OUTDIR`
-  writes the platform wheel that carries binary B (packaging/wheel.sh calls it);
+  writes the release archive and the platform wheel that carry binary B
+  (packaging/wheel.sh calls it);
 - `python3 ltf_build.py sdist --tag T OUTDIR` writes the source distribution
   from `git ls-files` (packaging/sdist.sh calls it);
 - inside the sdist this file is the PEP 517 backend (pyproject.toml names it):
@@ -201,6 +202,35 @@ def write_sdist(outdir, tag, root, files):
     return path
 
 
+def write_archive(outdir, binary, tag, goos, goarch, libc, root):
+    """The release archive: loratune-fix_TAG_OS_ARCH[_musl].tar.gz (.zip on
+    Windows) holding one folder of that name with the binary, README.md and
+    CHANGELOG.md. action.yml downloads it by this name."""
+    name = f"{NAME}_{tag}_{goos}_{goarch}" + ("_musl" if libc == "musl" else "")
+    exe = os.path.basename(binary)
+    members = [(exe, binary, 0o755)] + [(f, os.path.join(root, f), 0o644) for f in ("README.md", "CHANGELOG.md")]
+    os.makedirs(outdir, exist_ok=True)
+    if goos == "windows":
+        path = os.path.join(outdir, name + ".zip")
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            for arc, src, mode in members:
+                zi = zipfile.ZipInfo(f"{name}/{arc}", _date())
+                zi.external_attr = (stat.S_IFREG | mode) << 16
+                zi.compress_type = zipfile.ZIP_DEFLATED
+                with open(src, "rb") as f:
+                    z.writestr(zi, f.read())
+        return path
+    path = os.path.join(outdir, name + ".tar.gz")
+    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for arc, src, mode in members:
+            with open(src, "rb") as f:
+                data = f.read()
+            ti = tarfile.TarInfo(f"{name}/{arc}")
+            ti.size, ti.mode, ti.mtime = len(data), mode, calendar.timegm(_date() + (0, 0, 0))
+            tar.addfile(ti, io.BytesIO(data))
+    return path
+
+
 def go_build(root, tag, out, env=None):
     """go build of the command, its version stamped with tag."""
     go = shutil.which("go")
@@ -263,6 +293,7 @@ def main(argv):
     w.add_argument("--tag", required=True)
     w.add_argument("--goos", required=True)
     w.add_argument("--goarch", required=True)
+    w.add_argument("--libc", default="")
     w.add_argument("outdir")
     s = sub.add_parser("sdist")
     s.add_argument("--tag", required=True)
@@ -272,6 +303,7 @@ def main(argv):
     if a.cmd == "wheel":
         with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
             readme = f.read()
+        print(write_archive(a.outdir, a.binary, a.tag, a.goos, a.goarch, a.libc, root))
         print(write_wheel(a.outdir, a.binary, a.tag, platform_tags(a.binary, a.goos, a.goarch), readme))
     else:
         ls = subprocess.run(["git", "ls-files", "-z"], cwd=root, check=True, capture_output=True).stdout
