@@ -6,11 +6,15 @@
 # builds from source. A checksum that does not match fails the step: never
 # run, never build around, a binary that is not the released one.
 #
-#   ACTION_REF, ACTION_REPO (owner/name), RUNNER_OS_NAME (Linux, macOS,
+#   ACTION_REF, ACTION_REPO (owner/name; both default from
+#   GITHUB_ACTION_PATH), RUNNER_OS_NAME (Linux, macOS,
 #   Windows), RUNNER_ARCH_NAME (X64, ARM64); LTF_RELEASES overrides
 #   https://github.com/$ACTION_REPO/releases/download (tests).
 set -euo pipefail
-ref=${ACTION_REF:-}
+# The runner keeps an action at _actions/OWNER/NAME/REF: the fallback where
+# the github.action_* contexts come empty (seen in composite actions).
+ref=${ACTION_REF:-$(basename "${GITHUB_ACTION_PATH:-.}")}
+ACTION_REPO=${ACTION_REPO:-$(basename "$(dirname "$(dirname "${GITHUB_ACTION_PATH:-.}")")")/$(basename "$(dirname "${GITHUB_ACTION_PATH:-.}")")}
 if ! [[ "$ref" =~ ^v[0-9]+\.[0-9]+\.[0-9]+([-.+][0-9A-Za-z.]+)?$ ]]; then
   echo "loratune-fix: ${ref:-this ref} is not a release tag: building from source"
   exit 0
@@ -48,7 +52,13 @@ if [ -z "$want" ] || [ "$got" != "$want" ]; then
   echo "::error::loratune-fix: $name$ext: sha256 $got, SHA256SUMS says ${want:-nothing}" >&2
   exit 1
 fi
-if [ "$ext" = .zip ]; then unzip -q "$name$ext"; else tar -xzf "$name$ext"; fi
+if [ "$ext" = .tar.gz ]; then
+  tar -xzf "$name$ext"
+elif command -v unzip >/dev/null; then
+  unzip -q "$name$ext"
+else
+  7z x -y "$name$ext" >/dev/null # Windows runners
+fi
 bin="$dir/$name/loratune-fix$exe"
 "$bin" --version
 echo "path=$bin" >>"${GITHUB_OUTPUT:-/dev/null}"

@@ -7,7 +7,8 @@
 #
 #   LTF_VERSION  the release tag (v0.4.0); default the tag at HEAD, else v0.0.0-dev
 #   LTF_LIBC     musl: a static binary (musl-gcc) for a musllinux wheel; default glibc
-#   GOOS/GOARCH with CC: a cross build (GOARCH=arm64 CC=aarch64-linux-gnu-gcc)
+#   GOARCH with CC and CXX: a cross build (the YAML scanner is C++), e.g. on
+#                Debian: GOARCH=arm64 CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
 out=$(mkdir -p "$1" && cd "$1" && pwd)
