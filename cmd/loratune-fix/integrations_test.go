@@ -29,6 +29,30 @@ func TestActionAndPreCommitUseFlagsTheCommandsHave(t *testing.T) {
 			t.Errorf("action.yml has no input %s", input)
 		}
 	}
+	// The release download comes first, and the build from source only
+	// where it found no release.
+	var meta struct {
+		Runs struct {
+			Steps []struct {
+				ID, If, Run, Uses string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(action, &meta); err != nil {
+		t.Fatal(err)
+	}
+	steps := meta.Runs.Steps
+	if len(steps) < 3 || steps[0].ID != "release" || !strings.Contains(steps[0].Run, "packaging/action-download.sh") {
+		t.Fatalf("action.yml's first step must run packaging/action-download.sh, got %+v", steps)
+	}
+	if _, err := os.Stat("../../packaging/action-download.sh"); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range steps[1:3] {
+		if st.If != "steps.release.outputs.path == ''" {
+			t.Errorf("step %q (%s) runs whether or not a release was downloaded", st.ID, st.Uses)
+		}
+	}
 	review := newReviewCmd()
 	var used []string
 	for _, line := range strings.Split(string(action), "\n") {
