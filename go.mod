@@ -2,6 +2,11 @@ module github.com/loratune/loratune-fix
 
 go 1.26.8
 
+// The toolchain that builds releases and runs CI: go1.26.8's standard
+// library has known vulnerabilities that review --post and migrate reach
+// (govulncheck in .ci/run). GOTOOLCHAIN=auto (Go's default) fetches it.
+toolchain go1.27.3
+
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4

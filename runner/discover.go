@@ -85,8 +85,8 @@ func (s Shard) Has(key string) bool {
 // Walk yields the files to process under paths, one at a time, so a walk
 // of any size holds only the folders being read. A file argument is
 // yielded as it is (even when ignored or excluded: naming it is asking
-// for it); a folder is walked recursively for *.py and *.ipynb regular
-// files, in byte order of their paths (the order of `sort`), whatever
+// for it); a folder is walked recursively for the regular files that
+// Sources accepts, in byte order of their paths (the order of `sort`), whatever
 // happens after. Symbolic links met inside a folder are not followed:
 // no loop is possible, and --write never reaches a file outside the tree
 // through a link. A path that cannot be read is yielded with its error.

@@ -26,6 +26,8 @@ docs/json-output.md), sarif a SARIF 2.1.0 log (code scanning), github workflow
 annotations, jsonl one JSON object per file as each file is done. PATH defaults
 to the current folder.
 
+` + walkedFiles + `
+
 --fix applies the fixes (as fix --write) and lists what remains; --diff prints
 the fixes as a unified diff instead of the findings and writes nothing;
 --statistics prints a count per rule instead of the findings.

@@ -24,6 +24,14 @@ func TestVersion(t *testing.T) {
 	if got, want := buildVersion(info, true), "v0.3.0 (go1.26.8)"; got != want {
 		t.Errorf("tagged build: %q, want %q", got, want)
 	}
+	// A release build (packaging/wheel.sh) says its tag, whatever the
+	// toolchain recorded.
+	info.Main.Version = "(devel)"
+	releaseVersion = "v0.4.0"
+	defer func() { releaseVersion = "" }()
+	if got, want := buildVersion(info, true), "v0.4.0 (go1.26.8)"; got != want {
+		t.Errorf("release build: %q, want %q", got, want)
+	}
 }
 
 func TestErrorsHaveOnePrefix(t *testing.T) {

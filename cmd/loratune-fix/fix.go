@@ -12,6 +12,14 @@ import (
 	"github.com/loratune/loratune-fix/udiff"
 )
 
+// walkedFiles names the files a folder argument yields (runner.Sources);
+// the help texts quote it, and the pre-commit hooks and the example
+// workflow select the same (TestHooksAndWorkflowTakeWhatTheWalkReads).
+const walkedFiles = `A directory is walked recursively for *.py and *.ipynb files, and for the
+launch configs among the *.yaml, *.yml, *.json (LLaMA-Factory, axolotl and TRL
+recipes, DeepSpeed and accelerate configs), *.sh and *.bash files (torchrun,
+accelerate, deepspeed and llamafactory-cli launchers), told by their content.`
+
 func newFixCmd() *cobra.Command {
 	var rf ruleFlags
 	var write, check, diff bool
@@ -22,8 +30,10 @@ func newFixCmd() *cobra.Command {
 		Long: `Shows the fixes as a unified diff (git apply / patch -p1 accept it) and changes
 nothing (--diff says so explicitly). --write applies them atomically, one line
 per changed file on stderr. --check exits 1 when anything would change. PATH is
-a file, a directory (recursive over *.py and *.ipynb; default: the current
-folder) or - for stdin, whose fixed source goes to stdout.`,
+a file, a directory (default: the current folder) or - for stdin, whose fixed
+source goes to stdout.
+
+` + walkedFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = pathsOrDot(args)
 			pal, err := diffPalette(color)

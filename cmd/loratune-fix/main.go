@@ -58,6 +58,12 @@ func printLine(w io.Writer, level string, a ...any) {
 // toolVersion is what --version prints and SARIF logs carry.
 var toolVersion = buildVersion(debug.ReadBuildInfo())
 
+// releaseVersion is the release tag (v0.4.0) of a released binary, set at
+// link time (-ldflags "-X main.releaseVersion=v0.4.0", packaging/wheel.sh):
+// archives, wheels and sdists are built where the Go toolchain cannot read
+// the tag (no checkout, or -buildvcs=false).
+var releaseVersion string
+
 // buildVersion is the module version with the commit it was built from, as the
 // Go toolchain records them: "v1.2.0 (go1.26.8)" for go install of a tag,
 // "(devel) 1a2b3c4d5e6f 2026-12-01T10:00:00Z, modified (go1.26.8)" for a
@@ -67,6 +73,9 @@ func buildVersion(info *debug.BuildInfo, ok bool) string {
 		return "unknown (no build information)"
 	}
 	v := info.Main.Version
+	if releaseVersion != "" {
+		v = releaseVersion
+	}
 	if v == "" {
 		v = "(devel)"
 	}
