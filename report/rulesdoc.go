@@ -52,6 +52,16 @@ Which model is trained, and what no fix may do:
   left alone; one whose value goes where the flow cannot see (a helper of
   another module) gets a warning, no edit. A loader shared by training and
   inference callers gets a warning. Messages quote why.
+- Adapter scope, from the semantic model: names are read through the
+  file's imports (an aliased get_peft_model is get_peft_model). A training
+  load is edited only when its value reaches an adapter (get_peft_model, a
+  trainer's peft_config=, an adapter loaded with is_trainable=True); a file
+  with no adapter in sight, or a load trained whole beside a LoRA load,
+  keeps its findings as notes without fixes, and an adapter applied under a
+  run-time flag leaves warnings without fixes (the fix would change the
+  full fine-tune too). Code that a module constant makes dead is neither
+  reported nor edited. Encoder-only and encoder-decoder loads (BERT, T5) get
+  none of the causal-LM rules (LTF002, LTF004, LTF005, LTF008).
 - The binding guard: every name a fix's line reads must be bound on every
   path that reaches it (if/elif/else, loops, try, with, match, del, early
   return), hold an object where an attribute is read (not the model id
