@@ -81,22 +81,62 @@ func lowerBound(spec string) version.Version {
 	if strings.HasPrefix(spec, "(") && strings.HasSuffix(spec, ")") {
 		spec = spec[1 : len(spec)-1]
 	}
-	var best version.Version
+	var best, ceil version.Version
+	exact := true
 	for _, part := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == '|' }) {
 		m := clause.FindStringSubmatch(part)
 		if m == nil {
-			continue
-		}
-		switch m[1] {
-		case "<", "<=", "!=":
 			continue
 		}
 		v, err := version.Parse(strings.TrimSuffix(strings.TrimSuffix(m[2], "*"), "."))
 		if err != nil {
 			continue
 		}
+		switch m[1] {
+		case "<", "<=":
+			// "<5" ends the range; "<=4.57" admits 4.57.x, so 4.58 ends it.
+			if m[1] == "<=" {
+				v.Minor++
+			}
+			if !ceil.Known || less(v, ceil) {
+				ceil = v
+			}
+			continue
+		case "!=":
+			continue
+		case ">=", ">":
+			exact = false
+		case "~=", "^", "~":
+			// Compatible releases: ~=0.10.0 and ~0.10 below 0.11, ~=4.36 and
+			// ^4.36 below 5, ^0.8 below 0.9.
+			exact = false
+			up := v
+			switch {
+			case m[1] == "~=" && strings.Count(m[2], ".") == 1, m[1] == "^" && v.Major > 0:
+				up.Major, up.Minor = v.Major+1, 0
+			default:
+				up.Minor = v.Minor + 1
+			}
+			if !ceil.Known || less(up, ceil) {
+				ceil = up
+			}
+		}
+		if strings.Contains(m[2], "*") {
+			exact = false // 4.36.*: below 4.37
+			up := v
+			up.Minor++
+			if !ceil.Known || less(up, ceil) {
+				ceil = up
+			}
+		}
 		if !best.Known || less(v, best) {
 			best = v
+		}
+	}
+	if best.Known && (!exact || strings.ContainsAny(spec, "|")) {
+		best.Floor = true
+		if ceil.Known {
+			best.HasCeil, best.CeilMajor, best.CeilMinor = true, ceil.Major, ceil.Minor
 		}
 	}
 	return best

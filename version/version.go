@@ -22,6 +22,12 @@ type Version struct {
 	// branch) or "a vendored copy" (its source beside the script or on
 	// sys.path). Known is false: an old version is as likely as a new one.
 	Ref string
+	// Floor: the pin is a range (">=4.56.2"): Major.Minor.Patch is the
+	// lowest version it admits, and the one installed may be any newer one
+	// (below CeilMajor.CeilMinor where HasCeil: ">=4.36,<5").
+	Floor                bool
+	HasCeil              bool
+	CeilMajor, CeilMinor int
 }
 
 // Unreadable reports a library pinned to something that names no version
@@ -29,9 +35,10 @@ type Version struct {
 func (v Version) Unreadable() bool { return !v.Known && v.Ref != "" }
 
 // MayBeBelow reports whether the version may be older than major.minor:
-// known to be, or unreadable. A rule that needs major.minor stays away.
+// known to be, a range that admits one, or unreadable. A rule that needs
+// major.minor stays away.
 func (v Version) MayBeBelow(major, minor int) bool {
-	return v.Below(major, minor) || v.Unreadable()
+	return v.Known && !v.AtLeast(major, minor) || v.Unreadable()
 }
 
 // Parse reads "5", "4.56", "4.56.1", "v0.27.0", "5.0.0rc1".
@@ -62,13 +69,18 @@ func Parse(s string) (Version, error) {
 	return Version{Major: nums[0], Minor: nums[1], Patch: nums[2], Known: true}, nil
 }
 
-// AtLeast reports whether a known version is >= major.minor.
+// AtLeast reports whether a known version is >= major.minor (for a
+// range: every version it admits).
 func (v Version) AtLeast(major, minor int) bool {
 	return v.Known && (v.Major > major || v.Major == major && v.Minor >= minor)
 }
 
-// Below reports whether a known version is < major.minor.
+// Below reports whether a known version is < major.minor (for a range:
+// every version it admits, so only where its ceiling says so).
 func (v Version) Below(major, minor int) bool {
+	if v.Floor {
+		return v.Known && v.HasCeil && (v.CeilMajor < major || v.CeilMajor == major && v.CeilMinor <= minor)
+	}
 	return v.Known && !v.AtLeast(major, minor)
 }
 
@@ -76,7 +88,14 @@ func (v Version) String() string {
 	if !v.Known {
 		return "unknown"
 	}
-	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
+	s := fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
+	if v.Floor {
+		s = ">= " + s
+		if v.HasCeil {
+			s += fmt.Sprintf(", < %d.%d", v.CeilMajor, v.CeilMinor)
+		}
+	}
+	return s
 }
 
 // Describe is "transformers 5.17.0 (requirements.txt:3)", "peft from git

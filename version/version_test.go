@@ -75,3 +75,26 @@ func TestUnreadable(t *testing.T) {
 		t.Errorf("Merge replaced the commit pin by %v", got.Peft)
 	}
 }
+
+// A range pin decides a version-dependent fix by every version it admits:
+// ">= 4.56" may be 5.x (so it is not "below 5"), may be below 4.60 (a
+// keyword added in 4.60 may be missing), and is at least 4.50.
+func TestRangeAdmitsEveryVersionAboveItsFloor(t *testing.T) {
+	floor := Version{Major: 4, Minor: 56, Patch: 2, Known: true, Floor: true}
+	if floor.Below(5, 0) || !floor.MayBeBelow(4, 60) || !floor.AtLeast(4, 50) || floor.AtLeast(5, 0) {
+		t.Errorf(">= 4.56.2: Below(5.0) %v, MayBeBelow(4.60) %v, AtLeast(4.50) %v, AtLeast(5.0) %v",
+			floor.Below(5, 0), floor.MayBeBelow(4, 60), floor.AtLeast(4, 50), floor.AtLeast(5, 0))
+	}
+	capped := floor
+	capped.HasCeil, capped.CeilMajor, capped.CeilMinor = true, 5, 0
+	if !capped.Below(5, 0) || capped.Below(4, 60) {
+		t.Errorf(">= 4.56.2, < 5.0: Below(5.0) %v, Below(4.60) %v", capped.Below(5, 0), capped.Below(4, 60))
+	}
+	if got := capped.Describe("transformers"); got != "transformers >= 4.56.2, < 5.0" {
+		t.Errorf("Describe = %q", got)
+	}
+	exact := Version{Major: 4, Minor: 56, Patch: 2, Known: true}
+	if !exact.Below(5, 0) || !exact.MayBeBelow(5, 0) {
+		t.Error("an exact 4.56.2 is below 5.0")
+	}
+}
