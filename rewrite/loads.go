@@ -78,11 +78,15 @@ func (f *Facts) findLoads() []*Load {
 		l.sinks = f.traceLoad(c.Node)
 		l.Use, l.Why = verdict(l.sinks)
 		always := false
+		var optional []*syntree.Node
 		for _, s := range l.sinks {
 			l.Adapter = l.Adapter || s.adapter
 			always = always || s.adapter && !s.optional
+			if s.adapter && s.optional && s.at != nil {
+				optional = append(optional, s.at)
+			}
 		}
-		l.OptionalAdapter = l.Adapter && !always
+		l.OptionalAdapter = l.Adapter && !always && !f.everyBranch(optional)
 		trains := f.TrainingUse(c.Func) != NotTraining || c.Func == f.module && f.HasTraining()
 		if l.Use == Unseen && !trains {
 			l.Use = NotTraining // nothing trains here: no edit was ever due
@@ -191,6 +195,9 @@ func (f *Facts) quantized(l *Load) (always, sometimes bool) {
 		}
 		plain, quant := 0, 0
 		for _, x := range vals {
+			if f.Dead(int(x.StartByte())) {
+				continue // else: bnb_config = None under if USE_QLORA: with USE_QLORA = True
+			}
 			switch f.quantizes(x) {
 			case quantNever:
 				plain++
@@ -506,4 +513,40 @@ func (f *Facts) heldClass(c *Call) string {
 		return ""
 	}
 	return classes[0]
+}
+
+// everyBranch reports adapter calls that cover every branch of one
+// if/elif/else (if a.adapter: PeftModel.from_pretrained(...,
+// is_trainable=True) else: get_peft_model(...)): an adapter on every path,
+// whichever the condition (corpus shape N16).
+func (f *Facts) everyBranch(calls []*syntree.Node) bool {
+	for _, c := range calls {
+		ifs := enclosing(c, "if_statement")
+		if ifs == nil {
+			continue
+		}
+		branches := []*syntree.Node{ifs.ChildByFieldName("consequence")}
+		hasElse := false
+		for _, k := range ifs.NamedChildren() {
+			switch k.Type() {
+			case "elif_clause":
+				branches = append(branches, k.ChildByFieldName("consequence"))
+			case "else_clause":
+				branches = append(branches, k.ChildByFieldName("body"))
+				hasElse = true
+			}
+		}
+		covered := hasElse
+		for _, b := range branches {
+			in := false
+			for _, o := range calls {
+				in = in || b != nil && within(o, b)
+			}
+			covered = covered && in
+		}
+		if covered {
+			return true
+		}
+	}
+	return false
 }

@@ -594,6 +594,13 @@ func (r *padRun) fixPad() {
 		r.report(sev, msg+" (no place found after both the tokenizer and the model exist)", nil)
 		return
 	}
+	if ref := f.refModelBeside(); r.plan.resize && ref != "" {
+		// The block may add a token and resize the trained model only: a
+		// reference model given beside it keeps its embedding, and its
+		// forward would index past it (corpus shape N17).
+		r.report(SeverityWarning, msg+fmt.Sprintf("; the fix may add a pad token and resize %s only, while %s= keeps its embedding: set a pad the vocabulary has by hand, or resize both", r.model, ref), nil)
+		return
+	}
 	anchor := r.anchor
 	var moved []Edit
 	if r.trainAt != nil && anchor.StartByte() > r.trainAt.StartByte() {
@@ -998,4 +1005,25 @@ func (f *Facts) setsPadBeside(l *Load) bool {
 		}
 	}
 	return false
+}
+
+// refModelBeside is the keyword of a separate model a TRL trainer is given
+// beside the one it trains (ref_model=, not None), or "".
+func (f *Facts) refModelBeside() string {
+	for _, c := range f.Calls {
+		if !c.Is(semantic.TRLTrainer) {
+			continue
+		}
+		for _, kw := range []string{"ref_model", "reward_model", "teacher_model"} {
+			if v := KeywordValue(c.Args, kw, f.Src.Text); v != nil && v.Type() != "none" {
+				return kw
+			}
+		}
+		// DPOTrainer(model, ref_model, ...), KTOTrainer(model, ref_model, ...)
+		if args := realArgs(c.Args); len(args) > 1 && args[1].Type() != "keyword_argument" && args[1].Type() != "none" &&
+			(strings.HasSuffix(c.Method, "DPOTrainer") || strings.HasSuffix(c.Method, "KTOTrainer")) {
+			return "ref_model"
+		}
+	}
+	return ""
 }

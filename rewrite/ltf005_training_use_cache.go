@@ -8,13 +8,14 @@ import (
 )
 
 var trainingUseCache = &Rule{
-	Code:         "LTF005",
-	Name:         "training-use-cache",
-	Summary:      "set model.config.use_cache = False before training",
-	Severity:     SeverityWarning,
-	Profiles:     []string{ProfileDefault, ProfileLean},
-	Triggers:     []string{"from_pretrained", "from_config"},
-	TrainingOnly: true,
+	Code:            "LTF005",
+	Name:            "training-use-cache",
+	Summary:         "set model.config.use_cache = False before training",
+	Severity:        SeverityWarning,
+	Profiles:        []string{ProfileDefault, ProfileLean},
+	Triggers:        []string{"from_pretrained", "from_config"},
+	TrainingOnly:    true,
+	FullFineTuneToo: true,
 	Doc: `## What it does
 Adds model.config.use_cache = False right after the statement that loads
 each training model, inside the branch that loads it (once per branch), so

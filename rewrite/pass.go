@@ -147,7 +147,7 @@ func (p *Pass) Report(f Finding) {
 		switch {
 		case why == "" && l != nil && !l.Adapter:
 			why = "full fine-tune: this load reaches no adapter on its way to training"
-		case why == "" && l != nil && l.OptionalAdapter:
+		case why == "" && l != nil && l.OptionalAdapter && !p.rule.FullFineTuneToo:
 			// Not a note: the adapter run needs the fix, by hand.
 			if f.Fix != nil {
 				f.Fix, f.Withheld = nil, "the adapter is optional here (applied under a run-time condition): the fix would change the full fine-tune path too; make it on the adapter path by hand"

@@ -22,6 +22,10 @@ type Rule struct {
 	Profiles []string
 	// Triggers: a file with none of these bytes cannot produce a finding.
 	Triggers []string
+	// FullFineTuneToo: the fix is right on a full fine-tune as well
+	// (use_cache off), so an adapter applied on some paths only does not
+	// withhold it.
+	FullFineTuneToo bool
 	// TrainingOnly: the rule reports only in files that train, so the
 	// prefilter also asks for one of trainingWords.
 	TrainingOnly bool
