@@ -40,9 +40,9 @@ type dirPins struct {
 	pins     map[string]version.Version
 	root     bool     // a repository root: the walk stops here
 	vendored []string // libraries whose package lies here (peft/__init__.py)
-	// pyproject: the directory has a pyproject.toml, whose formatter line
-	// length is lineLength (0: none set).
-	pyproject  bool
+	// formatter: the directory has a pyproject.toml, ruff.toml or
+	// .ruff.toml, whose formatter line length is lineLength (0: none set).
+	formatter  bool
 	lineLength int
 }
 
@@ -50,10 +50,12 @@ type dirPins struct {
 const DefaultLineLength = 88
 
 // LineLength is the formatter line length of the project that holds path:
-// that of the nearest pyproject.toml (from the script's folder up to the
-// repository root), as black finds it: its [tool.black] line-length, else
-// [tool.ruff] line-length, else DefaultLineLength. It walks the same
-// folders, through the same cache, as For.
+// that of the nearest folder (from the script's folder up to the
+// repository root) with a pyproject.toml, .ruff.toml or ruff.toml, as
+// black and ruff find their settings: [tool.black] line-length, else
+// .ruff.toml's, ruff.toml's or [tool.ruff]'s line-length, else
+// DefaultLineLength. It walks the same folders, through the same cache,
+// as For.
 func (f *Finder) LineLength(path string) int {
 	abs, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
@@ -61,7 +63,7 @@ func (f *Finder) LineLength(path string) int {
 	}
 	for dir := abs; ; {
 		d := f.dir(dir)
-		if d.pyproject {
+		if d.formatter {
 			if d.lineLength > 0 {
 				return d.lineLength
 			}
@@ -75,10 +77,31 @@ func (f *Finder) LineLength(path string) int {
 	}
 }
 
+// RuffLineLength is the line-length of a ruff.toml or .ruff.toml (0:
+// none, or not TOML).
+func RuffLineLength(data []byte) int {
+	var doc struct {
+		LineLength int `toml:"line-length"`
+	}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return 0
+	}
+	return max(doc.LineLength, 0)
+}
+
 // PyprojectLineLength is the line length a pyproject.toml sets for its
 // formatter: [tool.black] line-length, else [tool.ruff] line-length (0:
 // none, or not TOML).
 func PyprojectLineLength(data []byte) int {
+	black, ruff := pyprojectLineLengths(data)
+	if black > 0 {
+		return black
+	}
+	return ruff
+}
+
+// pyprojectLineLengths are [tool.black]'s and [tool.ruff]'s line-length.
+func pyprojectLineLengths(data []byte) (black, ruff int) {
 	var doc struct {
 		Tool struct {
 			Black struct {
@@ -90,12 +113,9 @@ func PyprojectLineLength(data []byte) int {
 		} `toml:"tool"`
 	}
 	if _, err := toml.Decode(string(data), &doc); err != nil {
-		return 0
+		return 0, 0
 	}
-	if n := doc.Tool.Black.LineLength; n > 0 {
-		return n
-	}
-	return max(doc.Tool.Ruff.LineLength, 0)
+	return max(doc.Tool.Black.LineLength, 0), max(doc.Tool.Ruff.LineLength, 0)
 }
 
 // For returns the versions that govern the script at path: for each
@@ -177,6 +197,15 @@ func readDir(dir string) *dirPins {
 		}
 	}
 	sort.Strings(reqs)
+	// The formatter's line length: black's, else that of the file ruff
+	// reads first (.ruff.toml, ruff.toml, then pyproject.toml's [tool.ruff]).
+	var black, ruff int
+	for _, name := range []string{".ruff.toml", "ruff.toml"} {
+		if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			d.formatter, ruff = true, RuffLineLength(data)
+			break
+		}
+	}
 	names := append([]string{"requirements.txt"}, reqs...)
 	names = append(names, "pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
 	for _, name := range names {
@@ -190,7 +219,11 @@ func readDir(dir string) *dirPins {
 			got = Requirements(dir, name, data)
 		case name == "pyproject.toml":
 			got = Pyproject(name, data)
-			d.pyproject, d.lineLength = true, PyprojectLineLength(data)
+			b, r := pyprojectLineLengths(data)
+			if black = b; !d.formatter {
+				ruff = r
+			}
+			d.formatter = true
 		case name == "setup.cfg":
 			got = SetupCfg(name, data)
 		case name == "setup.py":
@@ -203,6 +236,10 @@ func readDir(dir string) *dirPins {
 				d.pins[lib] = v
 			}
 		}
+	}
+	d.lineLength = black
+	if black == 0 {
+		d.lineLength = ruff
 	}
 	return d
 }

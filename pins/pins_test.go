@@ -154,10 +154,10 @@ func TestRequirementsInclude(t *testing.T) {
 	}
 }
 
-// The line length comes from the nearest pyproject.toml, as black finds
-// it: [tool.black] first, then [tool.ruff]; a nearer pyproject.toml
-// without either means the default, and the walk stops at the repository
-// root.
+// The line length comes from the nearest pyproject.toml, .ruff.toml or
+// ruff.toml, as black and ruff find them: [tool.black] first, then ruff's
+// (.ruff.toml, ruff.toml, [tool.ruff]); a nearer pyproject.toml without
+// either means the default, and the walk stops at the repository root.
 func TestLineLength(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, text string) {
@@ -174,16 +174,28 @@ func TestLineLength(t *testing.T) {
 	write("outer/repo/pyproject.toml", "[tool.ruff]\nline-length = 120\n[tool.black]\nline-length = 79\n")
 	write("outer/repo/ruff/pyproject.toml", "[tool.ruff]\nline-length = 120\n")
 	write("outer/repo/plain/pyproject.toml", "[project]\nname = \"x\"\n")
+	write("outer/repo/rufftoml/ruff.toml", "line-length = 100\n[format]\nquote-style = \"single\"\n")
+	write("outer/repo/rufftoml/pyproject.toml", "[tool.ruff]\nline-length = 60\n")
+	write("outer/repo/rufftoml/sub/train.py", "")
+	write("outer/repo/dotruff/.ruff.toml", "line-length = 110\n")
+	write("outer/repo/dotruff/ruff.toml", "line-length = 60\n")
+	write("outer/repo/blackwins/ruff.toml", "line-length = 60\n")
+	write("outer/repo/blackwins/pyproject.toml", "[tool.black]\nline-length = 99\n")
+	write("outer/repo/ruffnone/ruff.toml", "[lint]\nselect = [\"E\"]\n")
 	write("outer/repo/deep/a/train.py", "")
 	write("outer/norepo/train.py", "")
 	write("lone/.git/HEAD", "")
 	f := NewFinder()
 	for path, want := range map[string]int{
-		"outer/repo/deep/a/train.py": 79,
-		"outer/repo/ruff/train.py":   120,
-		"outer/repo/plain/train.py":  DefaultLineLength,
-		"outer/norepo/train.py":      100,
-		"lone/train.py":              DefaultLineLength,
+		"outer/repo/deep/a/train.py":       79,
+		"outer/repo/ruff/train.py":         120,
+		"outer/repo/plain/train.py":        DefaultLineLength,
+		"outer/repo/rufftoml/sub/train.py": 100,
+		"outer/repo/dotruff/train.py":      110,
+		"outer/repo/blackwins/train.py":    99,
+		"outer/repo/ruffnone/train.py":     DefaultLineLength,
+		"outer/norepo/train.py":            100,
+		"lone/train.py":                    DefaultLineLength,
 	} {
 		if got := f.LineLength(filepath.Join(root, path)); got != want {
 			t.Errorf("%s: line length %d, want %d", path, got, want)
