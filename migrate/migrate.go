@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/loratune/loratune-fix/gitcmd"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/runner"
+	"github.com/loratune/loratune-fix/udiff"
 )
 
 // DefaultBranch is the branch the fixes go to.
@@ -32,9 +34,10 @@ const DefaultBranch = "loratune-fix/bf16-stability"
 type Status string
 
 const (
-	Clean    Status = "clean"      // nothing to fix: no branch, no commit
-	UpToDate Status = "up-to-date" // the branch already holds every fix
-	Changed  Status = "changed"    // a new commit on the branch
+	Clean       Status = "clean"        // nothing to fix: no branch, no commit
+	UpToDate    Status = "up-to-date"   // the branch already holds every fix
+	Changed     Status = "changed"      // a new commit on the branch
+	WouldChange Status = "would-change" // --dry-run: fixes to commit, shown, not written
 	// LeftAlone: --open-pr left the branch and its pull request as they
 	// were (pr.reason says why); nothing was pushed.
 	LeftAlone Status = "left-alone"
@@ -68,6 +71,11 @@ type Options struct {
 	// PR, when set, ends each repository in a pull request (URLs only):
 	// the branch is rebuilt from the default branch on every run.
 	PR *PROptions
+	// DryRun (without PR) writes, commits and pushes nothing: each
+	// repository that would change is shown on Out, as its commit message
+	// and the diff of its files.
+	DryRun bool
+	Out    io.Writer
 }
 
 // Phases are the seconds spent in each step of one repository.
@@ -97,9 +105,9 @@ type Result struct {
 }
 
 // Done reports whether a later run (--resume) may skip the repository: a
-// dry run's pull request was not sent, so it is not done.
+// dry run's commit or pull request was not made, so it is not done.
 func (r *Result) Done() bool {
-	return r.Status != Failed && r.Status != "" && (r.PR == nil || r.PR.State != PRDryRun)
+	return r.Status != Failed && r.Status != WouldChange && r.Status != "" && (r.PR == nil || r.PR.State != PRDryRun)
 }
 
 // IsURL tells a git URL ("https://...", "file://...", "git@host:org/x")
@@ -193,6 +201,10 @@ func (r *repo) run(ctx context.Context, spec string) error {
 
 	t = time.Now()
 	switch {
+	case len(changed) > 0 && r.o.DryRun && r.o.PR == nil:
+		r.res.Status = WouldChange
+		r.show(changed)
+		return nil
 	case len(changed) > 0:
 		err = r.commit(ctx, changed)
 		r.res.Status = Changed
@@ -425,6 +437,12 @@ func (r *repo) fix(ctx context.Context) ([]pending, error) {
 		}
 		return nil, fmt.Errorf("%s%s; nothing changed", strings.Join(errs, "; "), more)
 	}
+	if r.o.DryRun && r.o.PR == nil {
+		for _, p := range changed {
+			r.res.Files = append(r.res.Files, p.rel)
+		}
+		return changed, nil
+	}
 	for i, p := range changed {
 		path := filepath.Join(r.res.Dir, filepath.FromSlash(p.rel))
 		info, err := os.Stat(path)
@@ -513,6 +531,20 @@ func (r *repo) commit(ctx context.Context, changed []pending) error {
 		return undo(err)
 	}
 	return nil
+}
+
+// show prints what a dry run would commit: the commit message, then the
+// diff of each file (paths relative to the repository).
+func (r *repo) show(changed []pending) {
+	if r.o.Out == nil {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "=== %s: would commit to %s (dry run: nothing written)\n%s\n", r.res.Repo, r.o.Branch, r.message())
+	for _, p := range changed {
+		b.WriteString(udiff.Unified(p.rel, string(p.before), string(p.after), udiff.Palette{}))
+	}
+	io.WriteString(r.o.Out, b.String())
 }
 
 // message lists the rules whose fixes were applied and the files.

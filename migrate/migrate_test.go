@@ -174,6 +174,47 @@ func TestMigrateLocalCheckout(t *testing.T) {
 	}
 }
 
+// --dry-run alone shows each commit it would make and makes none: no
+// branch, no written file, HEAD where it was, and a report line that a
+// later --resume does not take for done.
+func TestMigrateDryRun(t *testing.T) {
+	e := env(t)
+	dir := newRepo(t, e, training)
+	url, bare := newRemote(t, e, training)
+	o := options(t, e)
+	var out strings.Builder
+	o.DryRun, o.Out, o.Push = true, &out, true
+	head := git(t, e, dir, "rev-parse", "HEAD")
+	for _, spec := range []string{dir, url} {
+		out.Reset()
+		res := Run(context.Background(), o, spec)
+		if res.Status != WouldChange || res.Error != "" || res.Commit != "" || res.Pushed || res.Done() {
+			t.Errorf("%s: %+v", spec, res)
+		}
+		if len(res.Files) != 1 || res.Files[0] != "train.py" {
+			t.Errorf("%s: files %v", spec, res.Files)
+		}
+		show := out.String()
+		if !strings.HasPrefix(show, "=== "+spec+": would commit to "+DefaultBranch+" (dry run: nothing written)\n"+commitTitle) ||
+			!strings.Contains(show, "--- a/train.py\n+++ b/train.py\n") {
+			t.Errorf("%s: shown:\n%s", spec, show)
+		}
+	}
+	if git(t, e, dir, "rev-parse", "HEAD") != head || git(t, e, dir, "status", "--porcelain") != "" || git(t, e, dir, "branch", "--list", DefaultBranch) != "" {
+		t.Error("the dry run changed the checkout")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "train.py")); string(got) != training["train.py"] {
+		t.Error("the dry run wrote train.py")
+	}
+	if refs := git(t, e, bare, "for-each-ref", "refs/heads/"+DefaultBranch); refs != "" {
+		t.Errorf("the dry run pushed: %s", refs)
+	}
+	// Nothing to fix: clean, as in a real run.
+	if res := Run(context.Background(), o, newRepo(t, e, map[string]string{"a.py": "print(1)\n"})); res.Status != Clean {
+		t.Errorf("clean repository: %s", res.Status)
+	}
+}
+
 func TestMigrateFailuresDoNotStopOthers(t *testing.T) {
 	e := env(t)
 	good, goodBare := newRemote(t, e, training)

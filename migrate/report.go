@@ -121,8 +121,12 @@ func Summary(w io.Writer, results []*Result) {
 			r.Seconds, r.Phases.Clone, r.Phases.Fix, r.Phases.Commit, r.Phases.Push, r.Error)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%d repositories: %d changed, %d up-to-date, %d clean, %d error",
-		len(results), counts[Changed], counts[UpToDate], counts[Clean], counts[Failed])
+	changed := fmt.Sprintf("%d changed", counts[Changed])
+	if n := counts[WouldChange]; n > 0 {
+		changed = fmt.Sprintf("%d would change (dry run)", n)
+	}
+	fmt.Fprintf(w, "%d repositories: %s, %d up-to-date, %d clean, %d error",
+		len(results), changed, counts[UpToDate], counts[Clean], counts[Failed])
 	if n := counts[LeftAlone]; n > 0 {
 		fmt.Fprintf(w, ", %d left-alone", n)
 	}

@@ -103,15 +103,14 @@ func fleetRepos(t *testing.T) (root string, env, urls []string) {
 	return root, env, urls
 }
 
-// --dry-run belongs to --open-pr, and --open-pr without --dry-run needs a
-// token: both are refused before any repository is touched.
+// --open-pr without --dry-run needs a token: refused before any
+// repository is touched.
 func TestOpenPRFlagsRefused(t *testing.T) {
 	root := t.TempDir()
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--dry-run"}, "--dry-run goes with --open-pr"},
 		{[]string{"--open-pr"}, "--open-pr needs GITHUB_TOKEN"},
 		{[]string{"--open-pr", "--dry-run", "--pr-reviewer", "alice,acme/ml/platform"}, `--pr-reviewer "acme/ml/platform": want a user's login or a team as org/team`},
 		{[]string{"--open-pr", "--dry-run", "--pr-reviewer", "/platform"}, `--pr-reviewer "/platform"`},

@@ -41,6 +41,9 @@ with its branch kept leaves the repository clean. The body explains the rules, t
 findings not fixed. GITHUB_TOKEN (and GITHUB_API_URL) as for review --post;
 --dry-run prints each pull request instead.
 
+--dry-run alone writes, commits and pushes nothing: each repository that would
+change (status would-change) is printed as its commit message and diff.
+
 --report FILE writes one JSON line per repository as each one finishes;
 --resume REPORT skips the repositories that report shows done; --shard K/N
 takes a stable share of the repositories. Exit 0 when no repository failed,
@@ -72,9 +75,7 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 				return err
 			}
 			o.Runner, o.Walk, o.UnsafeFixes = opts, walk, rf.unsafeFixes
-			if pr.DryRun && !openPR {
-				return errors.New("--dry-run goes with --open-pr")
-			}
+			o.DryRun, o.Out = pr.DryRun, cmd.OutOrStdout()
 			if openPR {
 				if err := pullRequestOptions(&pr, &rf, cmd); err != nil {
 					return err
@@ -174,7 +175,7 @@ takes a stable share of the repositories. Exit 0 when no repository failed,
 	fs.StringVar(&resume, "resume", "", "skip the repositories this report shows done (clean, up-to-date, changed, left-alone)")
 	fs.IntVar(&repoJobs, "repo-jobs", runtime.NumCPU(), "repositories processed at once")
 	fs.BoolVar(&openPR, "open-pr", false, "push the branch and open or update a pull request per repository (GITHUB_TOKEN, GITHUB_API_URL); close it when nothing is left to fix")
-	fs.BoolVar(&pr.DryRun, "dry-run", false, "with --open-pr: print each pull request's title and body; push nothing, call GitHub for nothing")
+	fs.BoolVar(&pr.DryRun, "dry-run", false, "write, commit and push nothing: print each commit (message and diff), or with --open-pr each pull request's title and body; call GitHub for nothing")
 	fs.StringSliceVar(&pr.Labels, "pr-label", nil, "labels for a new pull request (repeatable or comma-separated)")
 	fs.StringSliceVar(&pr.Reviewers, "pr-reviewer", nil, "users (login) and teams (org/team) asked to review a new pull request (repeatable or comma-separated)")
 	fs.BoolVar(&pr.Draft, "draft", false, "open the pull requests as drafts")
