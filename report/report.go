@@ -90,3 +90,11 @@ func (j *JSONArray) Flush(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(j.all)
 }
+
+// Concise writes one short line per finding, as ruff's concise format:
+// path:line:col: LTF001 [*] message
+func Concise(w io.Writer, f *finding.FileResult) {
+	for _, d := range f.Diags {
+		fmt.Fprintf(w, "%s: %s %s%s\n", Location(f.Path, d), d.Code, mark(d.Finding), d.Message)
+	}
+}

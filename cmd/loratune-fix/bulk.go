@@ -20,7 +20,10 @@ type bulkFlags struct {
 	noIgnore bool
 	exclude  []string
 	shard    string
-	quiet    bool
+	// quiet: the findings (or diffs, or fixed source) and errors only, as
+	// ruff's -q; silent: not the findings either, as ruff's -s (the exit
+	// status still says what was found).
+	quiet, silent bool
 }
 
 func (b *bulkFlags) register(cmd *cobra.Command) {
@@ -30,6 +33,17 @@ func (b *bulkFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&b.shard, "shard", "", "process only shard K of N (K/N, 0 <= K < N), chosen by a stable hash of the path")
 	fs.BoolVarP(&b.quiet, "quiet", "q", false, "no progress bar")
 }
+
+// registerOutput adds --quiet and --silent as fix and check take them,
+// in place of register's --quiet.
+func (b *bulkFlags) registerOutput(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.Lookup("quiet").Usage = "print the findings (or the diff, or the fixed source) and errors, nothing else: no summary, notes or progress"
+	fs.BoolVarP(&b.silent, "silent", "s", false, "print no findings either, only errors and what stdout carries for --diff and stdin (the exit status still says what was found)")
+}
+
+// hushed reports -q or -s: no summary, notes, progress or per-file lines.
+func (b *bulkFlags) hushed() bool { return b.quiet || b.silent }
 
 func (b *bulkFlags) walkOptions() (runner.WalkOptions, error) {
 	shard, err := runner.ParseShard(b.shard)

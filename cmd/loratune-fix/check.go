@@ -23,28 +23,31 @@ func newCheckCmd() *cobra.Command {
 		Long: `Lists findings as path:line:col: severity: CODE name: message, with [*] on those
 that have a fix. --output-format json prints one JSON array (schema in
 docs/json-output.md), sarif a SARIF 2.1.0 log (code scanning), github workflow
-annotations, jsonl one JSON object per file as each file is done. PATH defaults
-to the current folder.
+annotations, json-lines one JSON object per file as each file is done, concise
+one short line per finding as ruff's. PATH defaults to the current folder; - (or
+--stdin-filename without PATH) reads stdin.
 
 ` + walkedFiles + `
 
---fix applies the fixes (as fix --write) and lists what remains; --diff prints
+--fix applies the fixes (as fix --write) and lists what remains; on stdin it
+prints the fixed source on stdout and the findings left on stderr. --diff prints
 the fixes as a unified diff instead of the findings and writes nothing;
 --statistics prints a count per rule instead of the findings.
 
 Exit 0 when nothing is found (or only info notes, or with --exit-zero), 1 when
 something is (with --diff: when a file would change), 2 on usage or file errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = pathsOrDot(args)
+			args = rf.paths(args)
+			format = canonicalFormat(format)
 			switch format {
-			case "text", "json", "sarif", "github", "jsonl":
+			case "text", "concise", "json", "sarif", "github", "json-lines":
 			default:
-				return fmt.Errorf("--output-format %q: want text, json, sarif, github or jsonl", format)
+				return fmt.Errorf("--output-format %q: want text, concise, json, json-lines, sarif or github", format)
 			}
 			switch {
 			case fix && diff:
 				return errors.New("--fix writes and --diff only shows: give one")
-			case diff && format != "text" || statistics && format != "text":
+			case diff && !textual(format) || statistics && !textual(format):
 				return fmt.Errorf("--diff and --statistics print text: drop --output-format %s", format)
 			}
 			pal, err := diffPalette(color)
@@ -56,17 +59,32 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 				return err
 			}
 			out, stderr := &reportWriter{w: cmd.OutOrStdout()}, cmd.ErrOrStderr()
+			// --fix on stdin alone is a filter, as ruff's check --fix -:
+			// the fixed source on stdout, the findings left on stderr.
+			filter := fix && stdinOnly(args)
+			source, listing := out, out
+			if filter {
+				listing = &reportWriter{w: stderr}
+			}
+			hushed, silent := rf.bulk.hushed(), rf.bulk.silent
 			var js report.JSONArray
 			sarif := report.NewSARIF(rewrite.Infos(opts.Engine.Rules()), toolVersion)
 			t := newTally(rf.unsafeFixes)
 			var fixed strings.Builder // --show-fixes
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *finding.FileResult) {
+				if filter {
+					if f.Err != nil {
+						source.Write(f.Before) // what cannot be fixed passes through unchanged
+					} else {
+						source.Write(f.After)
+					}
+				}
 				t.add(f)
 				if showFixes {
 					fixed.WriteString(fixedList(f))
 				}
 				if fix {
-					if f.Written {
+					if f.Written && !hushed {
 						fmt.Fprintf(stderr, "fixed %s\n", finding.DisplayPath(f.Path))
 					}
 					f = remaining(f)
@@ -74,28 +92,31 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 				switch {
 				case diff:
 					fmt.Fprint(out, fileDiff(f, pal))
-				case statistics:
+				case statistics, silent:
 				case format == "json":
 					js.Add(f)
 				case format == "sarif":
 					sarif.Add(f)
 				case format == "github":
-					report.GitHub(out, f)
-				case format == "jsonl":
-					report.JSONLine(out, f)
+					report.GitHub(listing, f)
+				case format == "json-lines":
+					report.JSONLine(listing, f)
+				case format == "concise":
+					report.Concise(listing, f)
 				default:
-					report.Text(out, f)
+					report.Text(listing, f)
 				}
 			})
 			switch {
+			case silent:
 			case statistics:
-				t.statistics(out)
+				t.statistics(listing)
 			case format == "json":
-				if err := js.Flush(out); err != nil {
+				if err := js.Flush(listing); err != nil {
 					return fmt.Errorf("writing the output: %w", err)
 				}
 			case format == "sarif":
-				if err := sarif.Flush(out); err != nil {
+				if err := sarif.Flush(listing); err != nil {
 					return fmt.Errorf("writing the output: %w", err)
 				}
 			}
@@ -106,11 +127,11 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 				}
 				fmt.Fprint(stderr, head+"\n"+fixed.String())
 			}
-			if format == "text" {
+			if textual(format) && !hushed && !rf.nothing {
 				if fix {
-					fmt.Fprintln(stderr, t.writtenSummary())
+					t.printSummary(stderr, errs, t.writtenSummary())
 				} else {
-					fmt.Fprintln(stderr, t.summary())
+					t.printSummary(stderr, errs, t.summary())
 				}
 			}
 			failing := t.failing
@@ -120,13 +141,17 @@ something is (with --diff: when a file would change), 2 on usage or file errors.
 			case fix:
 				failing = t.failingLeft
 			}
+			if err := listing.failed(); err != nil {
+				return err
+			}
 			return runExit(out, errs, failing > 0 && !exitZero)
 		},
 	}
 	rf.register(cmd)
 	rf.bulk.register(cmd)
+	rf.bulk.registerOutput(cmd)
 	fs := cmd.Flags()
-	fs.StringVar(&format, "output-format", "text", "text, json, sarif (SARIF 2.1.0), github (workflow annotations) or jsonl (one object per file)")
+	fs.StringVar(&format, "output-format", "text", "text, concise (path:line:col: CODE message), json, json-lines (one object per file; also jsonl), sarif (SARIF 2.1.0) or github (workflow annotations)")
 	fs.BoolVar(&fix, "fix", false, "apply the fixes, as fix --write, and list the findings that remain")
 	fs.BoolVar(&diff, "diff", false, "print the fixes as a unified diff instead of the findings; write nothing (exit 1 when a file would change)")
 	fs.BoolVar(&exitZero, "exit-zero", false, "exit 0 even when there are findings (2 on errors still)")
@@ -175,3 +200,15 @@ func fixedList(f *finding.FileResult) string {
 	}
 	return b.String()
 }
+
+// canonicalFormat is the format's one name: jsonl, the name before ruff's
+// json-lines, stays an alias.
+func canonicalFormat(f string) string {
+	if f == "jsonl" {
+		return "json-lines"
+	}
+	return f
+}
+
+// textual reports the formats that are read by people, with a summary.
+func textual(format string) bool { return format == "text" || format == "concise" }

@@ -26,12 +26,15 @@ type ruleFlags struct {
 	selectRules, extendSelect  []string
 	ignoreRules                []string
 	unsafeFixes                bool
-	jobs                       int
+	jobs, lineLength           int
 	maxFileSize                int64
 	parseTimeout               time.Duration
 	cfg                        configFlags
 	bulk                       bulkFlags // registered by the commands that walk folders
 	cmd                        *cobra.Command
+	// nothing is set by each when the paths held no file to read (the
+	// warning said so; no summary follows).
+	nothing bool
 }
 
 // register adds the rule flags to cmd, but those named in skip: a command
@@ -45,7 +48,8 @@ func (r *ruleFlags) register(cmd *cobra.Command, skip ...string) {
 	fs.StringSliceVar(&r.ignoreRules, "ignore", nil, "skip these rules (codes or names, comma-separated)")
 	fs.BoolVar(&r.unsafeFixes, "unsafe-fixes", false, "also apply fixes marked unsafe")
 	fs.StringVar(&r.target, "target", "", "library versions to assume, e.g. transformers=5.17,trl=0.27 (override the pins found)")
-	fs.StringVar(&r.stdinName, "stdin-filename", "", "the name to report for source read from - (stdin)")
+	fs.StringVar(&r.stdinName, "stdin-filename", "", "the name to report for source read from - (stdin); alone, without PATH, it reads stdin")
+	fs.IntVar(&r.lineLength, "line-length", 0, "the formatter's line length that fixes keep within (default: the project's ruff or black setting, else 88)")
 	fs.IntVarP(&r.jobs, "jobs", "j", 0, "parallel workers (default: the number of CPUs)")
 	fs.Int64Var(&r.maxFileSize, "max-file-size", runner.DefaultMaxFileSize, "skip files larger than this many bytes")
 	fs.DurationVar(&r.parseTimeout, "parse-timeout", 10*time.Second, "give up on a file whose parse and analysis take longer")
@@ -100,33 +104,51 @@ func (r *ruleFlags) options(fix, write bool) (*runner.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range eng.Notes() {
-		printLine(r.cmd.ErrOrStderr(), "note", n)
+	if !r.bulk.hushed() {
+		for _, n := range eng.Notes() {
+			printLine(r.cmd.ErrOrStderr(), "note", n)
+		}
 	}
 	finder := pins.NewFinder()
+	lineLength := finder.LineLength
+	if r.lineLength < 0 {
+		return nil, fmt.Errorf("--line-length %d: want a positive number", r.lineLength)
+	}
+	if n := r.lineLength; n > 0 {
+		lineLength = func(string) int { return n }
+	}
 	return &runner.Options{Engine: eng, Fix: fix, Write: write, Jobs: r.jobs, MaxFileSize: r.maxFileSize,
-		Versions: finder.For, LineLength: finder.LineLength, EngineFor: perFileEngines(ro, cfg)}, nil
+		Versions: finder.For, LineLength: lineLength, EngineFor: perFileEngines(ro, cfg)}, nil
 }
 
-// pathsOrDot is the paths to run on: the current folder when none is
-// given, as ruff does.
-func pathsOrDot(args []string) []string {
-	if len(args) == 0 {
-		return []string{"."}
+// paths is the paths to run on, as ruff takes them: stdin when none is
+// given but --stdin-filename is, else the current folder when none is
+// given.
+func (r *ruleFlags) paths(args []string) []string {
+	switch {
+	case len(args) > 0:
+		return args
+	case r.stdinName != "":
+		return []string{"-"}
 	}
-	return args
+	return []string{"."}
 }
+
+// stdinOnly reports a run on stdin alone: a filter, whose stdout is the
+// fixed source (or a diff of it), never a report.
+func stdinOnly(paths []string) bool { return len(paths) == 1 && paths[0] == "-" }
 
 // each runs opts over paths ("-" is stdin) and calls emit per file in path
 // order. It returns the number of files with errors (already printed).
 func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, stderr io.Writer, emit func(*finding.FileResult)) int {
-	errs := 0
+	errs, stdinRead := 0, false
 	var files []string
 	for _, p := range paths {
 		if p != "-" {
 			files = append(files, p)
 			continue
 		}
+		stdinRead = true
 		data, err := io.ReadAll(stdin)
 		name := r.stdinName
 		if name == "" {
@@ -149,7 +171,7 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 		printLine(stderr, "error", err)
 		return errs + 1
 	}
-	prog := newProgress(stderr, r.bulk.quiet, "files", func() int64 {
+	prog := newProgress(stderr, r.bulk.hushed(), "files", func() int64 {
 		var n int64
 		for range runner.Walk(files, wo) {
 			n++
@@ -192,6 +214,15 @@ func (r *ruleFlags) each(opts *runner.Options, paths []string, stdin io.Reader, 
 			msg += fmt.Sprintf(" (%d written, each listed above)", written)
 		}
 		fmt.Fprintf(stderr, "%s, %d not started or stopped before any write.\n", msg, total-done)
+	}
+	r.nothing = done == 0 && !stdinRead && len(files) > 0 && !interrupted()
+	if r.nothing && !r.bulk.hushed() {
+		// As ruff: a warning, and the exit status of a run that found nothing.
+		where := strings.Join(files, ", ")
+		if r.bulk.shard != "" {
+			where += " in shard " + r.bulk.shard
+		}
+		printLine(stderr, "warning", "no Python files, notebooks or launch configs found under "+where)
 	}
 	return errs
 }

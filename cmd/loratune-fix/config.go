@@ -43,6 +43,9 @@ func (c *configFlags) load(stdinName string) (*config.Config, error) {
 		return config.Load(c.configPath, configNames)
 	}
 	start := "."
+	if len(c.args) == 0 && stdinName != "" {
+		start = stdinName // --stdin-filename alone reads stdin
+	}
 	for _, a := range c.args {
 		if a != "-" {
 			start = a

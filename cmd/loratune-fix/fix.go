@@ -28,20 +28,22 @@ func newFixCmd() *cobra.Command {
 		Use:   "fix [flags] [PATH...]",
 		Short: "Show the fixes as a unified diff; --write applies them",
 		Long: `Shows the fixes as a unified diff (git apply / patch -p1 accept it) and changes
-nothing (--diff says so explicitly). --write applies them atomically, one line
-per changed file on stderr. --check exits 1 when anything would change. PATH is
-a file, a directory (default: the current folder) or - for stdin, whose fixed
-source goes to stdout.
+nothing (--diff says so explicitly, and exits 1 when a file would change, as
+ruff). --write applies them atomically, one line per changed file on stderr.
+--check exits 1 when anything would change. PATH is a file, a directory
+(default: the current folder) or - for stdin (also --stdin-filename without
+PATH), whose fixed source goes to stdout; with --diff or --check, its diff.
 
 ` + walkedFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = pathsOrDot(args)
+			args = rf.paths(args)
 			pal, err := diffPalette(color)
 			if err != nil {
 				return err
 			}
-			if format != "diff" && format != "json" && format != "jsonl" {
-				return fmt.Errorf("--output-format %q: want diff, json or jsonl", format)
+			format = canonicalFormat(format)
+			if format != "diff" && format != "json" && format != "json-lines" {
+				return fmt.Errorf("--output-format %q: want diff, json or json-lines", format)
 			}
 			if diff && write {
 				return errors.New("--diff only shows and --write writes: give one")
@@ -51,15 +53,19 @@ source goes to stdout.
 				return err
 			}
 			out, stderr := &reportWriter{w: cmd.OutOrStdout()}, cmd.ErrOrStderr()
-			stdinFilter := args[0] == "-" && len(args) == 1
+			// On stdin alone, fix is a filter: the fixed source on stdout
+			// (--write changes nothing else there), or its diff with --diff
+			// or --check, as ruff's check --fix - and --diff -.
+			filter := stdinOnly(args) && format == "diff" && !diff && !check
+			hushed := rf.bulk.hushed()
 			var js report.JSONArray
 			t := newTally(rf.unsafeFixes)
 			errs := rf.each(opts, args, cmd.InOrStdin(), stderr, func(f *finding.FileResult) {
-				if format == "jsonl" {
+				if format == "json-lines" && !rf.bulk.silent {
 					report.JSONLine(out, f)
 				}
 				if f.Err != nil {
-					if stdinFilter && format == "diff" {
+					if filter {
 						out.Write(f.Before) // a filter passes what it cannot fix through unchanged
 					}
 					return
@@ -68,39 +74,41 @@ source goes to stdout.
 				switch {
 				case format == "json":
 					js.Add(f)
-				case format == "jsonl":
-				case stdinFilter:
+				case format == "json-lines":
+				case filter:
 					out.Write(f.After)
 				case write:
-					if f.Written {
+					if f.Written && !hushed {
 						fmt.Fprintf(stderr, "fixed %s\n", finding.DisplayPath(f.Path))
 					}
 				default:
 					fmt.Fprint(out, fileDiff(f, pal))
 				}
 			})
-			if format == "json" {
+			if format == "json" && !rf.bulk.silent {
 				if err := js.Flush(out); err != nil {
 					return fmt.Errorf("writing the output: %w", err)
 				}
 			}
-			if !stdinFilter && format == "diff" {
+			if !filter && format == "diff" && !hushed && !rf.nothing {
 				if write {
-					fmt.Fprintln(stderr, t.writtenSummary())
+					t.printSummary(stderr, errs, t.writtenSummary())
 				} else {
-					fmt.Fprintln(stderr, t.summary())
+					t.printSummary(stderr, errs, t.summary())
 				}
 			}
-			return runExit(out, errs, check && t.changed > 0)
+			// --check, and --diff as ruff's: exit 1 when a file would change.
+			return runExit(out, errs, (check || diff) && t.changed > 0)
 		},
 	}
 	rf.register(cmd)
 	rf.bulk.register(cmd)
+	rf.bulk.registerOutput(cmd)
 	cmd.Flags().BoolVarP(&write, "write", "w", false, "write the fixed files")
-	cmd.Flags().BoolVar(&diff, "diff", false, "show the fixes as a unified diff and write nothing (the default without --write)")
+	cmd.Flags().BoolVar(&diff, "diff", false, "show the fixes as a unified diff and write nothing (the default without --write, and for - too); exit 1 when a file would change")
 	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when any file would change (the diff is printed too)")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
-	cmd.Flags().StringVar(&format, "output-format", "diff", "diff, json (the findings with their fixes) or jsonl (one object per file)")
+	cmd.Flags().StringVar(&format, "output-format", "diff", "diff, json (the findings with their fixes) or json-lines (one object per file; also jsonl)")
 	return cmd
 }
 

@@ -105,6 +105,16 @@ func (t *tally) summary() string {
 	return msg + "."
 }
 
+// printSummary writes a run's last line, unless files failed and nothing
+// was found: the error lines say it all, and "No findings" after them
+// would read as a clean run.
+func (t *tally) printSummary(w io.Writer, errs int, line string) {
+	if errs > 0 && t.findings == 0 {
+		return
+	}
+	fmt.Fprintln(w, line)
+}
+
 // writtenSummary is the last line after fixes were written.
 func (t *tally) writtenSummary() string {
 	if t.findings == 0 {
