@@ -192,7 +192,7 @@ func TestMaskShapes(t *testing.T) {
 	if len(masked) != len(body) {
 		t.Fatal("mask changed the length")
 	}
-	want := "if x:\n    pass#               \npass#      \n#  \ny = (a\n     != b)\npass#      \n  #\n"
+	want := "if x:\n    pass#               \npass#      \n#  \ny = (a\n     != b)\npass#      \n#  \n"
 	if masked != want {
 		t.Errorf("masked:\n%q\nwant\n%q", masked, want)
 	}

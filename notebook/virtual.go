@@ -118,10 +118,11 @@ func PythonBody(src string) (body string, header int, ok bool) {
 	return src[nl+1:], nl + 1, true
 }
 
-// maskMagics replaces each magic or shell line (and the lines it continues
-// onto with a trailing backslash) by Python of the same byte length: "pass"
-// padded with a comment keeps a block that holds only the magic valid; a
-// line too short for it, or a continuation, becomes a comment.
+// maskMagics replaces each magic, shell or help line (and the lines it
+// continues onto with a trailing backslash, indent included) by Python of
+// the same byte length: "pass" padded with a comment keeps a block that
+// holds only the magic valid; a line too short for it, or a continuation,
+// becomes a comment.
 func maskMagics(body string) (string, []finding.Span) {
 	var spans []finding.Span
 	out := []byte(body)
@@ -131,7 +132,13 @@ func maskMagics(body string) (string, []finding.Span) {
 		content := strings.TrimRight(line, "\r\n")
 		indent := len(content) - len(strings.TrimLeft(content, " \t"))
 		n := len(content) - indent
-		if n > 0 && (continued || magicLine.MatchString(content)) {
+		if n > 0 && (continued || magicLine.MatchString(content) || helpLine.MatchString(content)) {
+			if continued {
+				// A continuation's indent is the command's, not Python's:
+				// the whole line is masked, so that no indent unit is read
+				// from it.
+				indent, n = 0, len(content)
+			}
 			fill := "#" + strings.Repeat(" ", n-1)
 			if !continued && n >= 4 {
 				fill = "pass" + ("#" + strings.Repeat(" ", n-4))[:n-4]

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/notebook"
@@ -177,18 +176,15 @@ func notebookDiags(v *notebook.Virtual, findings []finding.Finding) []finding.Di
 	return out
 }
 
-// notebookPins reads `pip install` lines of the code cells: the notebook's
+// notebookPins reads the `pip install` commands of the code cells (their
+// backslash continuations joined, as IPython runs them): the notebook's
 // own installs govern its kernel, so they win over the pin files around it.
 // A later install of a library wins over an earlier one.
 func notebookPins(nb *notebook.Notebook, name string) version.Versions {
 	var vs version.Versions
 	for _, c := range nb.Code() {
-		shell := strings.HasPrefix(c.Source, "%%bash") || strings.HasPrefix(c.Source, "%%sh") || strings.HasPrefix(c.Source, "%%script")
-		for _, line := range notebook.SplitLines(c.Source) {
-			if shell && !strings.HasPrefix(strings.TrimSpace(line), "%%") {
-				line = "!" + line
-			}
-			for lib, v := range pins.PipInstall(strings.TrimRight(line, "\r\n")) {
+		for _, line := range notebook.Commands(c.Source) {
+			for lib, v := range pins.PipInstall(line) {
 				v.Source = fmt.Sprintf("%s:cell %d", name, c.Index)
 				vs.Set(lib, v)
 			}
