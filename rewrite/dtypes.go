@@ -1,6 +1,10 @@
 package rewrite
 
-import "github.com/loratune/loratune-fix/syntree"
+import (
+	"strings"
+
+	"github.com/loratune/loratune-fix/syntree"
+)
 
 // dtypeStrings are the dtypes a string may name (torch_dtype="bf16" is not
 // one), as lowPrecision classifies them.
@@ -28,4 +32,24 @@ func lowPrecision(f *Facts, v *syntree.Node) string {
 		return "float32"
 	}
 	return ""
+}
+
+// stringDtypes reports dtypes all written as string literals naming a
+// dtype ("bfloat16", 'float16'; not "auto", which transformers took as its
+// only string before it took dtype names), and a quote for a new one in
+// the first one's quotes.
+func stringDtypes(vals []*syntree.Node, text []byte) (quote func(string) string, ok bool) {
+	for _, v := range vals {
+		if s, isStr := StringValue(v, text); !isStr || s == "auto" || dtypeStrings[s] == "" {
+			return nil, false
+		}
+	}
+	if len(vals) == 0 {
+		return nil, false
+	}
+	q := `"`
+	if strings.HasPrefix(vals[0].Content(text), "'") {
+		q = "'"
+	}
+	return func(s string) string { return q + s + q }, true
 }

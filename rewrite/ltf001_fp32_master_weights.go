@@ -19,15 +19,17 @@ var fp32MasterWeights = &Rule{
 	TrainingOnly: true,
 	Doc: `## What it does
 Turns the dtype of a training load (torch_dtype= or dtype=, whichever the
-script uses) from bfloat16, float16 or "auto" into torch.float32. Where the
-load names no dtype and transformers' default is "auto" (5.x, or no pin
-found), it adds one, spelled dtype= from transformers 4.56 and torch_dtype=
-before that; with no pin, as the file spells it elsewhere (dtype= or
-torch_dtype=), else torch_dtype= (accepted by every version). Where the
-pin or --target says transformers 4.56 or later, a torch_dtype= keyword
-whose value the fix rewrites becomes dtype= in the same edit (torch_dtype=
-is deprecated there and warns at every load); a keyword the fix does not
-touch keeps the file's spelling.
+script uses) from bfloat16, float16 or "auto" into torch.float32; a string
+("bfloat16", "float16") becomes the string "float32", which needs no import,
+and so does the dtype in a TRL trainer's model_init_kwargs, where older TRL
+reads only strings. Where the load names no dtype and transformers' default
+is "auto" (5.x, or no pin found), it adds one, spelled dtype= from
+transformers 4.56 and torch_dtype= before that; with no pin, as the file
+spells it elsewhere (dtype= or torch_dtype=), else torch_dtype= (accepted
+by every version). Where the pin or --target says transformers 4.56 or
+later, a torch_dtype= keyword whose value the fix rewrites becomes dtype= in
+the same edit (torch_dtype= is deprecated there and warns at every load); a
+keyword the fix does not touch keeps the file's spelling.
 
 ## Why
 TrainingArguments(bf16=True) is autocast over float32 weights only when the
@@ -221,6 +223,11 @@ func lowDtype(p *Pass, l *Load, kw string, v *syntree.Node) {
 		return
 	}
 	name, imp := f.torchName("float32")
+	if quote, ok := stringDtypes(low, text); ok {
+		// A string stays a string: "float32" needs no import, and the
+		// transformers that took "bfloat16" takes it.
+		name, imp = quote("float32"), nil
+	}
 	what := v.Content(text)
 	msg := "%s=%s on a training load makes bf16=True/fp16=True training pure low precision (params, grads and optimizer state); load float32 masters, %s; %s"
 	switch {
@@ -436,11 +443,17 @@ func trlDtype(p *Pass, t *trlLoad) {
 		p.Report(fd)
 		return
 	}
-	name, imp := f.torchName("float32")
+	// A string, as TRL before mid-2024 reads it (getattr(torch, value)
+	// unless "auto"), and JSON keeps it in the saved training arguments.
+	name := `"float32"`
+	if v != nil {
+		if quote, ok := stringDtypes([]*syntree.Node{v}, f.Src.Text); ok {
+			name = quote("float32")
+		}
+	}
 	if fix, ok := t.setInit(p, key, name); ok {
 		fix.Message = fmt.Sprintf("model_init_kwargs %q: %s", key, name)
 		fd.Start, fd.End = t.site(fix) // in a notebook, the cell the fix edits
-		fix.Edits = append(fix.Edits, imp...)
 		fd.Fix = fix
 	}
 	p.Report(fd)

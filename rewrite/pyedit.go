@@ -288,9 +288,10 @@ func ensureImport(f *Facts, module string) (string, []Edit) {
 // ensureFromImport returns the name under which the file can call
 // module.name (its own import, an alias of the module, or a new
 // from-import) and, when the import is missing, the edit that adds it:
-// joined to a one-line "from module import a, b" when the file has one
-// and the joined line fits the line length, else a new line (see
-// addImport).
+// into a one-line "from module import a, b" where the file has one, at
+// the place isort sorts it to (isortName); the statement is laid out one
+// name a line in parentheses, as isort and black write it, when the joined
+// line would pass the line length; else a new line (see addImport).
 func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 	if local, ok := f.Alias(module + "." + name); ok {
 		return local, nil
@@ -298,28 +299,80 @@ func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 	if local, ok := f.Alias(module); ok {
 		return local + "." + name, nil
 	}
+	text := f.Src.Text
 	for _, st := range f.importStmts {
 		mod := st.ChildByFieldName("module_name")
-		if st.Type() != "import_from_statement" || mod == nil || mod.Content(f.Src.Text) != module ||
-			strings.ContainsAny(st.Content(f.Src.Text), "(*\\\n") {
+		if st.Type() != "import_from_statement" || mod == nil || mod.Content(text) != module ||
+			strings.ContainsAny(st.Content(text), "(*\\\n") {
 			continue
 		}
-		names := st.NamedChildren()
-		last := names[len(names)-1]
-		if line := string(f.Src.Text[f.Src.LineStart(end(last)):f.Src.ContentEnd(end(last))]); width(line+", "+name) > f.Src.lineLimit() {
-			break // too long joined: a line of its own
+		var names []*syntree.Node
+		for _, n := range st.NamedChildren() {
+			if n.FieldName() == "name" {
+				names = append(names, n)
+			}
 		}
-		return name, []Edit{{Start: end(last), End: end(last), NewText: ", " + name}}
+		if len(names) == 0 {
+			continue
+		}
+		var before *syntree.Node // the first name that sorts after name
+		for _, n := range names {
+			if first, _, _ := strings.Cut(n.Content(text), " "); isortName(first) > isortName(name) {
+				before = n
+				break
+			}
+		}
+		last := names[len(names)-1]
+		line := string(text[f.Src.LineStart(end(last)):f.Src.ContentEnd(end(last))])
+		if width(line+", "+name) <= f.Src.lineLimit() {
+			if before != nil {
+				return name, []Edit{{Start: start(before), End: start(before), NewText: name + ", "}}
+			}
+			return name, []Edit{{Start: end(last), End: end(last), NewText: ", " + name}}
+		}
+		if _, ok := standsAlone(f.Src, st); !ok || strings.TrimSpace(line) != strings.TrimSpace(st.Content(text)) {
+			break // a comment or more on its line: a line of its own
+		}
+		var b strings.Builder
+		b.WriteString("from " + module + " import (" + f.Src.EOL)
+		for _, n := range names {
+			if n == before {
+				b.WriteString("    " + name + "," + f.Src.EOL)
+			}
+			b.WriteString("    " + n.Content(text) + "," + f.Src.EOL)
+		}
+		if before == nil {
+			b.WriteString("    " + name + "," + f.Src.EOL)
+		}
+		b.WriteString(")")
+		return name, []Edit{{Start: start(st), End: end(st), NewText: b.String()}}
 	}
 	return name, []Edit{addImport(f, "from "+module+" import "+name)}
 }
 
-// addImport is the edit that adds the import statement line: after the
-// last top-level import, or, when there is none (or it shares its line),
-// after what must stay first: the comments that open the file (a shebang,
-// an encoding line), the module docstring and "from __future__" imports.
+// isortName is a from-import name's place in isort's default order
+// (order_by_type, as ruff's): constants, then classes, then the rest,
+// each regardless of case.
+func isortName(name string) string {
+	switch {
+	case len(name) > 1 && strings.ToUpper(name) == name:
+		return "A" + strings.ToLower(name)
+	case name != "" && 'A' <= name[0] && name[0] <= 'Z':
+		return "B" + strings.ToLower(name)
+	}
+	return "C" + strings.ToLower(name)
+}
+
+// addImport is the edit that adds the import statement line: where isort
+// puts it (importPlace), else after the last top-level import, or, when
+// there is none (or it shares its line), after what must stay first: the
+// comments that open the file (a shebang, an encoding line), the module
+// docstring and "from __future__" imports.
 func addImport(f *Facts, line string) Edit {
 	src := f.Src
+	if e, ok := importPlace(f, line); ok {
+		return e
+	}
 	if n := len(f.importStmts); n > 0 {
 		if e, ok := insertAfter(src, f.importStmts[n-1], []string{line}); ok {
 			return e

@@ -149,13 +149,14 @@ func TestListAdditionsOfOneKeyConflict(t *testing.T) {
 	}
 }
 
-// Both import front ends place a new import line alike: after the last
-// top-level import, else below what must stay first (opening comments, the
-// module docstring, __future__ imports). LTF101's copy once put it above
-// the docstring, where LTF001's put it below.
+// Both import front ends place a new import line alike: where isort puts
+// it (a third-party block of its own after the standard library's; see
+// TestAddedImportsGoWhereIsortPutsThem), else below what must stay first
+// (opening comments, the module docstring, __future__ imports). LTF101's
+// copy once put it above the docstring, where LTF001's put it below.
 func TestImportPlacement(t *testing.T) {
 	cases := []struct{ text, want string }{
-		{"import os\n\nx = 1\n", "import os\nIMPORT\n\nx = 1\n"},
+		{"import os\n\nx = 1\n", "import os\n\nIMPORT\n\nx = 1\n"},
 		{"\"\"\"Doc.\"\"\"\n\nx = 1\n", "\"\"\"Doc.\"\"\"\nIMPORT\n\nx = 1\n"},
 		{"\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\n\nx = 1\n", "\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\nIMPORT\n\nx = 1\n"},
 		{"#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nx = 1\n", "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nIMPORT\nx = 1\n"},
