@@ -79,7 +79,7 @@ func (p *pass) crossFile(c *command) {
 			if f.value != nil {
 				written += " " + f.value.text
 			}
-			p.report("LTF001", rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f),
+			p.reportStop("LTF001", rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f),
 				Message: fmt.Sprintf("%s while %s sets %s: the Trainer stops before step 0 (\"Please correct the following DeepSpeed config values that mismatch TrainingArguments\"); set enabled to \"auto\" there, so that it follows --%s", written, dsFile.name, why, amp)})
 		}
 	}
@@ -99,7 +99,7 @@ func (p *pass) crossFile(c *command) {
 		}
 	}
 	if mpAt >= 0 && (mode == "bf16" || mode == "fp16") && (mp == "bf16" || mp == "fp16") && mp != mode {
-		p.report("LTF001", rewrite.Finding{Start: mpAt, End: mpEnd,
+		p.reportStop("LTF001", rewrite.Finding{Start: mpAt, End: mpEnd,
 			Message: fmt.Sprintf("accelerate's mixed_precision %s while %s sets %s: accelerate refuses to start (\"--mixed_precision cannot be set to %s when %s is set in the DeepSpeed config file\"); make them agree", mp, dsFile.name, why, mp, mode)})
 	}
 }
@@ -122,7 +122,7 @@ func (p *pass) accelerate() {
 	mode, why := dsPrecision(ds)
 	if (mode == "bf16" || mode == "fp16") && mode != s.text {
 		start, end := pairSpan(mpPair)
-		p.report("LTF001", rewrite.Finding{Start: start, End: end,
+		p.reportStop("LTF001", rewrite.Finding{Start: start, End: end,
 			Message: fmt.Sprintf("mixed_precision: %s while %s sets %s: accelerate refuses to start (\"--mixed_precision cannot be set to %s when %s is set in the DeepSpeed config file\"); make them agree (\"auto\" in the DeepSpeed file follows the Trainer)", s.text, name.text, why, s.text, mode)})
 	}
 }
@@ -151,7 +151,7 @@ func (p *pass) configDeepSpeed() {
 		if on := q.isTrue(text); on != (mode == amp) {
 			s, _ := q.scalar(text)
 			start, end := pairSpan(q)
-			p.report("LTF001", rewrite.Finding{Start: start, End: end,
+			p.reportStop("LTF001", rewrite.Finding{Start: start, End: end,
 				Message: fmt.Sprintf("%s: %s while %s sets %s: the Trainer stops before step 0 (\"Please correct the following DeepSpeed config values that mismatch TrainingArguments\"); set enabled to \"auto\" there, so that it follows %s", amp, s.text, name.text, why, amp)})
 		}
 	}

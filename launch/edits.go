@@ -67,3 +67,26 @@ func pairSpan(p *pair) (int, int) {
 	}
 	return int(p.keyN.StartByte()), end
 }
+
+// addFlag adds "--name value" at the end of a command: on a line of its
+// own, after a backslash, where the command spans lines; else after a
+// space.
+func (p *pass) addFlag(c *command, name, value string) (rewrite.Edit, bool) {
+	src, text := p.f.src, p.f.text
+	end := int(c.node.EndByte())
+	start := int(c.node.StartByte())
+	opt := "--" + name
+	if value != "" {
+		opt += " " + value
+	}
+	if src.LineStart(end) == src.LineStart(start) {
+		return rewrite.Edit{Start: end, End: end, NewText: " " + opt}, true
+	}
+	// The indentation of the command's last line.
+	ls := src.LineStart(end)
+	indent := ls
+	for indent < end && (text[indent] == ' ' || text[indent] == '\t') {
+		indent++
+	}
+	return rewrite.Edit{Start: end, End: end, NewText: " \\" + src.EOL + string(text[ls:indent]) + opt}, true
+}

@@ -366,13 +366,25 @@ type pass struct {
 	f        *file
 	vs       version.Versions
 	findings []rewrite.Finding
+	// scope says why the training rules' fixes are withheld from the run
+	// being read (rewrite.FullFineTune), "" when they apply: the decision
+	// Python scripts get (rewrite.Withhold).
+	scope string
 }
 
 // runs reports whether the engine runs the rule of this code.
 func (p *pass) runs(code string) bool { return p.opts.Engine.Runs(code) }
 
-// report records a finding of the rule code when the engine runs it.
-func (p *pass) report(code string, fd rewrite.Finding) {
+// report records a finding of the rule code when the engine runs it,
+// within the run's scope (p.scope).
+func (p *pass) report(code string, fd rewrite.Finding) { p.add(code, fd, true) }
+
+// reportStop records a contradiction that stops any run before step 0
+// (bf16 and fp16 both on, a DeepSpeed mismatch): a full fine-tune needs it
+// fixed too.
+func (p *pass) reportStop(code string, fd rewrite.Finding) { p.add(code, fd, false) }
+
+func (p *pass) add(code string, fd rewrite.Finding, scoped bool) {
 	r := rewrite.Lookup(code)
 	if r == nil || !p.runs(code) {
 		return
@@ -380,6 +392,9 @@ func (p *pass) report(code string, fd rewrite.Finding) {
 	fd.Code, fd.Name = r.Code, r.Name
 	if fd.Severity == "" {
 		fd.Severity = r.Severity
+	}
+	if scoped && r.TrainingOnly && p.scope != "" {
+		rewrite.Withhold(&fd, p.scope)
 	}
 	if fd.Fix != nil && fd.Fix.Applicability == "" {
 		fd.Fix.Applicability = rewrite.Safe

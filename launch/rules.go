@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/version"
 )
 
 // The rules of the engine, where the setting lives in a launch config.
@@ -38,6 +39,11 @@ func (p *pass) llamaFactory() {
 		ftype = s.text
 	}
 	adapter := ftype == "lora" || ftype == "oft"
+	if !adapter {
+		// full, freeze (GaLore, BAdam, APOLLO ride on these): every weight
+		// trains, as in a Python full fine-tune.
+		p.scope = rewrite.FullFineTune
+	}
 	qb, _ := m.get("quantization_bit")
 	quantized := qb != nil && !qb.isNull(text)
 	// unsloth loads the model itself: it chooses the dtype and drops the
@@ -49,7 +55,7 @@ func (p *pass) llamaFactory() {
 	fp16, _ := m.get("fp16")
 	if bf16.isTrue(text) && fp16.isTrue(text) {
 		start, end := pairSpan(fp16)
-		p.report("LTF001", rewrite.Finding{Start: start, End: end, Message: "bf16: true and fp16: true together stop the run (\"At most one of fp16 and bf16 can be True\"): keep one"})
+		p.reportStop("LTF001", rewrite.Finding{Start: start, End: end, Message: "bf16: true and fp16: true together stop the run (\"At most one of fp16 and bf16 can be True\"): keep one"})
 	}
 	p.fp16OnBF16Native(m, "model_name_or_path")
 	if pure, dup := m.get("pure_bf16"); pure.isTrue(text) {
@@ -115,6 +121,7 @@ func (p *pass) llamaFactory() {
 		p.report("LTF002", fd)
 		p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
 	}
+	p.compileOn(true)
 	p.trainingArguments(rewrite.Safe)
 	p.configDeepSpeed()
 }
@@ -135,6 +142,9 @@ func (p *pass) axolotl() {
 		}
 	}
 	adapter := adapterKind == "lora" || adapterKind == "qlora"
+	if !adapter {
+		p.scope = rewrite.FullFineTune // no adapter: axolotl trains every weight
+	}
 	p.fp16OnBF16Native(m, "base_model")
 
 	// bfloat16: true / float16: true load the weights in half precision
@@ -218,10 +228,22 @@ func (p *pass) axolotl() {
 		base, _ := m.get("base_model")
 		start, end := keySpan(base)
 		msg := "no attention setting: transformers loads SDPA by default: " + sdpaWhy
-		p.report("LTF002", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning,
-			Message: msg + "; set attn_implementation: eager (or eager_attention: true on axolotl versions before attn_implementation)"})
+		fd := rewrite.Finding{Start: start, End: end, Message: msg}
+		key, value, why := axolotlEager(p.vs.Axolotl)
+		switch {
+		case packing.isTrue(text):
+			fd.Severity, fd.Message = rewrite.SeverityWarning, msg+"; not fixed: sample_packing needs flash attention (flash_attention: true does not use cuDNN SDPA)"
+		case key == "":
+			fd.Severity, fd.Message = rewrite.SeverityWarning, msg+"; "+why
+		default:
+			if e, ok := p.f.addKey(key, value); ok {
+				fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("add %s: %s (%s)", key, value, why), Edits: []rewrite.Edit{e}}
+			}
+		}
+		p.report("LTF002", fd)
 		p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
 	}
+	p.compileOn(false)
 
 	// The pad token: axolotl pads labels with -100 by position, so a pad
 	// equal to eos does not hide the stop token there.
@@ -239,6 +261,23 @@ func (p *pass) axolotl() {
 		}
 	}
 	p.configDeepSpeed()
+}
+
+// axolotlEager is the key that asks the pinned axolotl for eager
+// attention, read from axolotl's own sources: eager_attention is parsed
+// from 0.5.0 (deprecated in 0.17.0 for attn_implementation), and
+// attn_implementation is read from 0.12.0. Before 0.5 neither is read, and
+// with no pin either one may be ignored: key "" and why says so.
+func axolotlEager(v version.Version) (key, value, why string) {
+	switch {
+	case v.AtLeast(0, 12):
+		return "attn_implementation", "eager", "axolotl reads it from 0.12; " + v.Describe("axolotl")
+	case v.AtLeast(0, 5):
+		return "eager_attention", "true", "axolotl 0.5-0.11 read eager_attention, not attn_implementation; " + v.Describe("axolotl")
+	case v.Known:
+		return "", "", "not fixed: " + v.Describe("axolotl") + " reads neither eager_attention (from 0.5) nor attn_implementation (from 0.12): upgrade axolotl, or patch eager attention into the model config"
+	}
+	return "", "", "not fixed: " + v.Describe("axolotl") + ": attn_implementation: eager from axolotl 0.12, eager_attention: true on 0.5-0.11 (both ignored before 0.5); pin axolotl (requirements, pyproject, a lock file) or add the key for your version"
 }
 
 // fp16OnBF16Native is LTF011 in a config: fp16: true on a model trained in
@@ -284,12 +323,27 @@ func (p *pass) trlConfig() {
 	m, text := p.f.top, p.f.text
 	peft, _ := m.get("use_peft")
 	adapter := peft.isTrue(text)
+	if !adapter {
+		p.scope = rewrite.FullFineTune // a recipe without use_peft trains every weight
+	}
 	quantized := false
 	for _, k := range []string{"load_in_4bit", "load_in_8bit"} {
 		if q, _ := m.get(k); q.isTrue(text) {
 			quantized = true
 		}
 	}
+	id := ""
+	if s, ok := m.lookupScalar("model_name_or_path", text); ok {
+		id = s.text
+	}
+	amp := ""
+	for _, k := range []string{"bf16", "fp16"} {
+		if q, _ := m.get(k); q.isTrue(text) {
+			amp = k + ": true"
+		}
+	}
+	flash := p.flashAttention2(m)
+	moot := p.configDeepSpeedMoot(m, amp != "")
 	for _, key := range []string{"dtype", "torch_dtype"} {
 		d, dup := m.get(key)
 		s, ok := d.scalar(text)
@@ -301,20 +355,85 @@ func (p *pass) trlConfig() {
 		switch {
 		case quantized:
 			fd.Severity, fd.Message = rewrite.SeverityInfo, "quantized run (load_in_4bit/8bit): the frozen base keeps its dtype, the adapters are the fp32 masters; no change"
+		case moot != "":
+			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("%s: %s %s; no change", key, s.text, moot)
 		case !adapter:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("%s: %s without use_peft: true is a full fine-tune in pure low precision: %s; not edited", key, s.text, fp32Why)
+			fd.Message = fmt.Sprintf("%s: %s without use_peft: true is a full fine-tune in pure low precision: %s", key, s.text, fp32WhyFor(amp, id))
+		case flash != "":
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("%s: %s on an adapter run: %s; not fixed: %s", key, s.text, fp32WhyFor(amp, id), flash)
 		default:
-			fd.Message = fmt.Sprintf("%s: %s on an adapter run: %s", key, s.text, fp32Why)
+			fd.Message = fmt.Sprintf("%s: %s on an adapter run: %s", key, s.text, fp32WhyFor(amp, id))
 			if !dup {
 				fd.Fix = &rewrite.Fix{Message: key + ": float32 (bf16 autocast stays through bf16: true)", Edits: []rewrite.Edit{setScalar(s, "float32")}}
+				rewrite.GateFP32(&fd, rewrite.TooBig(id))
 			}
 		}
 		p.report("LTF001", fd)
 	}
 	p.fp16OnBF16Native(m, "model_name_or_path")
 	p.attention(m, adapter)
+	p.compileOn(true)
 	p.trainingArguments(addsUnknown)
 	p.configDeepSpeed()
+}
+
+// fp32WhyFor is LTF001's reason for a config whose model id is id ("" when
+// unknown) and whose mixed precision is amp ("bf16: true", "" for none):
+// autocast is named where the file turns it on, and the cost quotes the
+// model's own size.
+func fp32WhyFor(amp, id string) string {
+	cost := rewrite.FP32CostOf(id)
+	if amp == "" {
+		return "loaded in bf16/fp16 without autocast, training is pure low precision (params, grads and optimizer state), where small updates vanish and overflow shows as grad_norm nan; fp32 masters with bf16 autocast keep the compute fast; " + cost
+	}
+	return fmt.Sprintf("loaded in bf16/fp16, training is pure low precision even with %s: autocast computes in half precision but keeps params, grads and optimizer state as loaded, where small updates vanish and overflow shows as grad_norm nan; float32 weights under the same autocast are fp32 masters at the same compute speed; %s", amp, cost)
+}
+
+// flashAttention2 says why a config's load must keep a half-precision
+// dtype, or "": use_flash_attention_2: true loads FlashAttention-2, which
+// runs in fp16/bf16 only and, on the transformers releases that read that
+// keyword, refuses a float32 load.
+func (p *pass) flashAttention2(m *mapping) string {
+	if q, _ := m.get("use_flash_attention_2"); q.isTrue(p.f.text) {
+		return "use_flash_attention_2: true loads FlashAttention-2, which runs in fp16/bf16 only: a float32 load beside it stops at load (\"Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes\"); keep the dtype, or switch to attn_implementation: eager and then load float32"
+	}
+	return ""
+}
+
+// deepSpeedMoot is why a dtype edit changes nothing under DeepSpeed with
+// mixed precision: DeepSpeed casts the whole model to that precision itself
+// and its optimizer (ZeRO, or the bf16/fp16 optimizer wrapper) keeps fp32
+// master copies of the trainable weights.
+func deepSpeedMoot(ds, mode string) string {
+	return fmt.Sprintf("under DeepSpeed (%s) with %s: DeepSpeed casts the model to %s itself and its optimizer keeps fp32 master copies of the trainable weights, so a float32 load changes only the memory the load takes", ds, mode, mode)
+}
+
+// configDeepSpeedMoot: a config's deepspeed key with mixed precision on
+// (amp, or the DeepSpeed file's own enabled block).
+func (p *pass) configDeepSpeedMoot(m *mapping, amp bool) string {
+	ds, _ := m.get("deepspeed")
+	name, ok := ds.scalar(p.f.text)
+	if !ok {
+		return ""
+	}
+	dsFile := p.readConfig(name.text)
+	defer dsFile.close()
+	mode, _ := dsPrecision(dsFile)
+	switch {
+	case mode == "bf16" || mode == "fp16":
+	case mode == "none":
+		return ""
+	case amp:
+		mode = "mixed precision"
+		for _, k := range []string{"bf16", "fp16"} {
+			if q, _ := m.get(k); q.isTrue(p.f.text) {
+				mode = k
+			}
+		}
+	default:
+		return ""
+	}
+	return deepSpeedMoot(name.text, mode)
 }
 
 // attention is LTF002/LTF007 for attn_implementation in a TRL config:
@@ -324,6 +443,14 @@ func (p *pass) attention(m *mapping, adapter bool) {
 	text := p.f.text
 	attn, dup := m.get("attn_implementation")
 	s, ok := attn.scalar(text)
+	if fa2, _ := m.get("use_flash_attention_2"); fa2.isTrue(text) {
+		if attn == nil {
+			start, end := pairSpan(fa2)
+			p.report("LTF002", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityInfo,
+				Message: "use_flash_attention_2: true trains on FlashAttention-2, not on cuDNN SDPA: left as it is (an attn_implementation beside it is a ValueError on transformers 4.36-4.5x)"})
+		}
+		return
+	}
 	switch {
 	case attn == nil && !adapter:
 		return // whose training this config serves is not told
@@ -430,7 +557,7 @@ func (p *pass) deepSpeed() {
 	bf, fp := m.lookup("bf16.enabled"), m.lookup("fp16.enabled")
 	if bf.isTrue(text) && fp.isTrue(text) {
 		start, end := pairSpan(fp)
-		p.report("LTF001", rewrite.Finding{Start: start, End: end, Message: "bf16.enabled and fp16.enabled are both true: DeepSpeed refuses to run with both; keep one (\"auto\" follows TrainingArguments)"})
+		p.reportStop("LTF001", rewrite.Finding{Start: start, End: end, Message: "bf16.enabled and fp16.enabled are both true: DeepSpeed refuses to run with both; keep one (\"auto\" follows TrainingArguments)"})
 	}
 	if !strings.Contains(string(text), `"auto"`) && !usesAuto(m, text) {
 		return // not a config the Hugging Face integration fills in: "auto" would not be read
@@ -448,7 +575,7 @@ func (p *pass) deepSpeed() {
 			block = "fp16"
 		}
 		start, end := pairSpan(en)
-		p.report("LTF001", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityInfo,
+		p.reportStop("LTF001", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityInfo,
 			Message: fmt.Sprintf("%s.enabled: %s is fixed here while TrainingArguments decide bf16/fp16 too: a mismatch stops the run (\"Please correct the following DeepSpeed config values that mismatch TrainingArguments\"); \"auto\" follows TrainingArguments, as the config's other \"auto\" values do", block, s.text),
 			Fix:     &rewrite.Fix{Message: block + `.enabled: "auto"`, Edits: []rewrite.Edit{{Start: int(s.node.StartByte()), End: int(s.node.EndByte()), NewText: `"auto"`}}}})
 	}

@@ -219,7 +219,10 @@ func (s *shell) command(n *sitter.Node) *command {
 		c.launcher, rest = "accelerate launch", rest[1:]
 	case (name == "llamafactory-cli" || name == "lmf") && len(rest) > 0 && s.lit(rest[0]) == "train":
 		c.launcher = "llamafactory-cli train"
-		if len(rest) > 1 {
+		switch {
+		case len(rest) > 1 && strings.HasPrefix(s.lit(rest[1]), "--"):
+			c.flags = s.flags(rest[1:]) // the settings as options, no YAML
+		case len(rest) > 1:
 			c.script, c.flags, c.overrides = s.word(rest[1]), s.flags(rest[2:]), rest[2:]
 		}
 		return c

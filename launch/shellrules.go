@@ -54,7 +54,7 @@ func (p *pass) runOf(c *command) run {
 			r.quantized = true
 		case slices.Contains(trainingFlags, f.name):
 			r.trains = true
-		case (f.name == "quantization_bit" || f.name == "bits") && f.value != nil && f.value.known && (f.value.text == "4" || f.value.text == "8"):
+		case (f.name == "quantization_bit" || f.name == "bits" || f.name == "load_in_kbits") && f.value != nil && f.value.known && (f.value.text == "4" || f.value.text == "8"):
 			r.quantized = true
 		}
 	}
@@ -93,6 +93,11 @@ var hfLaunchers = map[string]bool{"python": true, "torchrun": true, "accelerate 
 // shell: the training commands of a shell launcher.
 func (p *pass) shell() {
 	for _, c := range p.f.sh.commands {
+		p.scope = ""
+		if c.launcher == "llamafactory-cli train" && c.script == nil {
+			p.llamaFactoryFlags(c)
+			continue
+		}
 		if c.launcher == "llamafactory-cli train" {
 			p.llamaFactoryOverrides(c)
 		}
@@ -100,12 +105,78 @@ func (p *pass) shell() {
 			continue
 		}
 		r := p.runOf(c)
+		if r.told && !r.adapter {
+			p.scope = rewrite.FullFineTune
+		}
 		p.shellPrecision(c, r)
 		p.shellAttention(c, r)
 		p.shellArguments(c)
+		p.shellCompile(c)
 		p.shellFP16(c)
 		p.crossFile(c)
 	}
+	p.scope = ""
+}
+
+// llamaFactoryFlags: llamafactory-cli train given its settings as options
+// instead of a YAML: the YAML's attention, NaN logging and compile checks,
+// on the command line.
+func (p *pass) llamaFactoryFlags(c *command) {
+	if !flagTrue(getFlag(c.flags, "do_train")) {
+		return // inference, evaluation or export
+	}
+	ftype := "lora"
+	if f := getFlag(c.flags, "finetuning_type"); f != nil && f.value != nil && f.value.known {
+		ftype = f.value.text
+	}
+	if ftype != "lora" && ftype != "oft" {
+		p.scope = rewrite.FullFineTune
+	}
+	unsloth := flagTrue(getFlag(c.flags, "use_unsloth"))
+	fa := getFlag(c.flags, "flash_attn")
+	value := "auto"
+	if fa != nil && fa.value != nil {
+		value = fa.value.text
+		if !fa.value.known {
+			value = ""
+		}
+	}
+	if value == "auto" || value == "sdpa" {
+		start, end := nameSpan(c)
+		msg := fmt.Sprintf("no --flash_attn (finetuning_type %s): LLaMA-Factory's default auto trains through SDPA: %s", ftype, sdpaWhy)
+		if fa != nil {
+			start, end = int(fa.node.StartByte()), flagEnd(fa)
+			msg = fmt.Sprintf("--flash_attn %s trains through SDPA: %s", p.where(fa.value), sdpaWhy)
+		}
+		fd := rewrite.Finding{Start: start, End: end, Message: msg + "; --flash_attn disabled is eager attention (O(L^2) memory, slower)"}
+		switch {
+		case unsloth:
+			fd.Severity = rewrite.SeverityWarning
+			fd.Message += "; not fixed: with --use_unsloth unsloth loads the model and ignores the attention setting"
+		case fa == nil:
+			if e, ok := p.addFlag(c, "flash_attn", "disabled"); ok {
+				fd.Fix = &rewrite.Fix{Message: "add --flash_attn disabled (eager attention)", Edits: []rewrite.Edit{e}}
+			}
+		case fa.value.shared:
+			fd.Message += fmt.Sprintf("; not fixed: $%s has other uses", fa.value.variable)
+		default:
+			fd.Fix = &rewrite.Fix{Message: "--flash_attn disabled (eager attention)", Edits: []rewrite.Edit{setWord(fa.value, "disabled")}}
+		}
+		p.report("LTF002", fd)
+		p.report("LTF007", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning, Message: msg + "; " + fenceWhy})
+	}
+	if getFlag(c.flags, "logging_nan_inf_filter") == nil {
+		start, end := nameSpan(c)
+		fd := rewrite.Finding{Start: start, End: end, Message: nanWhy + fmt.Sprintf(" (logging_nan_inf_filter is true by default; finetuning_type %s)", ftype)}
+		if e, ok := p.addFlag(c, "logging_nan_inf_filter", "false"); ok {
+			fd.Fix = &rewrite.Fix{Message: "add --logging_nan_inf_filter false", Edits: []rewrite.Edit{e}}
+		}
+		p.report("LTF009", fd)
+	}
+	p.shellArguments(c)
+	p.shellCompile(c)
+	p.shellFP16(c)
+	p.crossFile(c)
 }
 
 func (p *pass) shellPrecision(c *command, r run) {
@@ -114,9 +185,22 @@ func (p *pass) shellPrecision(c *command, r run) {
 	// --bf16/--fp16 on the command, or trl sft's SFTConfig default bf16.
 	amp := flagTrue(bf) || flagTrue(fp) || c.launcher == "trl sft" && (bf == nil || flagTrue(bf)) && !flagTrue(fp)
 	if flagTrue(bf) && flagTrue(fp) {
-		p.report("LTF001", rewrite.Finding{Start: int(fp.node.StartByte()), End: flagEnd(fp),
+		p.reportStop("LTF001", rewrite.Finding{Start: int(fp.node.StartByte()), End: flagEnd(fp),
 			Message: "--bf16 and --fp16 are both on: TrainingArguments stop the run (\"At most one of fp16 and bf16 can be True\"); keep one"})
 	}
+	moot := p.shellDeepSpeedMoot(c, flagTrue(bf), flagTrue(fp))
+	ampName, id := "", ""
+	switch {
+	case flagTrue(bf):
+		ampName = "--bf16"
+	case flagTrue(fp):
+		ampName = "--fp16"
+	}
+	if m := getFlag(c.flags, "model_name_or_path"); m != nil && m.value != nil && m.value.known && m.value.variable == "" {
+		id = m.value.text
+	}
+	why := fp32WhyFor(ampName, id)
+	flash := flagTrue(getFlag(c.flags, "use_flash_attention_2"))
 	for _, name := range []string{"torch_dtype", "dtype"} {
 		f := getFlag(c.flags, name)
 		if f == nil || f.value == nil || !f.value.known || !lowDtypes[f.value.text] {
@@ -130,33 +214,75 @@ func (p *pass) shellPrecision(c *command, r run) {
 			continue // an evaluation or export command, as far as its options tell
 		case r.quantized:
 			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("--%s %s on a quantized run: the frozen base keeps its dtype, the adapters are the fp32 masters; no change", name, p.where(w))
+		case moot != "":
+			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("--%s %s %s; no change", name, p.where(w), moot)
 		case !r.told:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: if this run trains adapters, load float32 masters (%s); whether it does cannot be told from the command or its script: not edited", name, p.where(w), fp32Why)
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: if this run trains adapters, load float32 masters (%s); whether it does cannot be told from the command or its script: not edited", name, p.where(w), why)
 		case !r.adapter:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s on a full fine-tune trains every weight in pure low precision: %s; not edited: fp32 masters of a whole model are a choice of memory", name, p.where(w), fp32Why)
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s on a full fine-tune trains every weight in pure low precision: %s; not edited: fp32 masters of a whole model are a choice of memory", name, p.where(w), why)
 		case r.script != nil && !fromScript:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: %s does not take its training load's dtype from --%s as far as can be told (or its choices leave out float32): not edited; %s", name, p.where(w), r.name, name, fp32Why)
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: %s does not take its training load's dtype from --%s as far as can be told (or its choices leave out float32): not edited; %s", name, p.where(w), r.name, name, why)
 		default:
-			fd.Message = fmt.Sprintf("--%s %s on an adapter run: %s", name, p.where(w), fp32Why)
+			fd.Message = fmt.Sprintf("--%s %s on an adapter run: %s", name, p.where(w), why)
 			if fromScript {
-				fd.Message = fmt.Sprintf("%s loads its training model with the dtype of --%s, set to %s here: %s", r.name, name, p.where(w), fp32Why)
+				fd.Message = fmt.Sprintf("%s loads its training model with the dtype of --%s, set to %s here: %s", r.name, name, p.where(w), why)
 			}
 			switch {
+			case flash:
+				fd.Severity = rewrite.SeverityWarning
+				fd.Message += "; not fixed: --use_flash_attention_2 loads FlashAttention-2, which runs in fp16/bf16 only: a float32 load beside it stops at load (\"Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes\"); keep the dtype, or choose eager attention and then load float32"
 			case !amp:
 				fd.Message += "; not fixed: no --bf16 or --fp16 on this command, so float32 weights would train in fp32 throughout (and flash attention would refuse them): turn autocast on with --bf16 True, then load float32"
 			case w.shared:
 				fd.Message += fmt.Sprintf("; not fixed: $%s has other uses, change it for the training command only", w.variable)
 			default:
-				fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("--%s float32 (bf16 autocast stays through --bf16)", name), Edits: []rewrite.Edit{setWord(w, "float32")}}
+				keep := ampName
+				if keep == "" {
+					keep = "trl sft's default --bf16"
+				}
+				fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("--%s float32 (autocast stays through %s)", name, keep), Edits: []rewrite.Edit{setWord(w, "float32")}}
+				rewrite.GateFP32(&fd, rewrite.TooBig(id))
 			}
 		}
 		p.report("LTF001", fd)
 	}
 }
 
+// shellDeepSpeedMoot says why a dtype edit is moot on this command (see
+// deepSpeedMoot), or "": a --deepspeed config (or accelerate's
+// --deepspeed_config_file) with mixed precision on.
+func (p *pass) shellDeepSpeedMoot(c *command, bf, fp bool) string {
+	ds := getFlag(c.flags, "deepspeed")
+	if ds == nil {
+		ds = getFlag(c.pre, "deepspeed_config_file")
+	}
+	if ds == nil || ds.value == nil {
+		return ""
+	}
+	dsFile := p.readConfig(ds.path())
+	defer dsFile.close()
+	mode, _ := dsPrecision(dsFile)
+	switch {
+	case mode == "bf16" || mode == "fp16":
+	case mode == "none":
+		return ""
+	case bf:
+		mode = "bf16"
+	case fp:
+		mode = "fp16"
+	default:
+		return ""
+	}
+	return deepSpeedMoot(p.where(ds.value), mode)
+}
+
 func (p *pass) shellAttention(c *command, r run) {
 	f := getFlag(c.flags, "attn_implementation")
-	if f == nil || f.value == nil || !f.value.known || f.value.text != "sdpa" {
+	if f == nil {
+		p.shellNoAttention(c, r)
+		return
+	}
+	if f.value == nil || !f.value.known || f.value.text != "sdpa" {
 		return
 	}
 	w := f.value
@@ -316,10 +442,65 @@ func renameFlag(f *flag, text []byte, to string) (rewrite.Edit, bool) {
 	return rewrite.Edit{Start: at, End: at + len(written), NewText: to}, true
 }
 
+// nameSpan is where a finding about a whole command points: its name.
+func nameSpan(c *command) (int, int) {
+	if n := c.node.ChildByFieldName("name"); n != nil {
+		return int(n.StartByte()), int(n.EndByte())
+	}
+	return int(c.node.StartByte()), int(c.node.StartByte())
+}
+
 // flagEnd is where a flag and its value end on the command line.
 func flagEnd(f *flag) int {
 	if f.value != nil && f.value.node != nil && f.value.node.EndByte() > f.node.EndByte() {
 		return int(f.value.node.EndByte())
 	}
 	return int(f.node.EndByte())
+}
+
+// shellNoAttention: a training command with no --attn_implementation runs
+// the script's default. Where the script's training load takes its
+// attention from an option the script declares (argparse, a dataclass
+// field, TRL's ModelConfig) whose default is SDPA's (None, "sdpa"), the
+// option is added; where the script cannot be read, a warning.
+func (p *pass) shellNoAttention(c *command, r run) {
+	if !r.trains || !r.told || !r.adapter {
+		return
+	}
+	if flagTrue(getFlag(c.flags, "use_flash_attention_2")) {
+		return // flash attention: no cuDNN SDPA
+	}
+	hf := getFlag(c.flags, "torch_dtype") != nil || getFlag(c.flags, "dtype") != nil || getFlag(c.flags, "model_name_or_path") != nil
+	start, end := nameSpan(c)
+	if c.script != nil && c.script.node != nil {
+		start, end = int(c.script.node.StartByte()), int(c.script.node.EndByte())
+	}
+	msg := "no --attn_implementation: the training load uses transformers' default SDPA: " + sdpaWhy
+	switch {
+	case r.script == nil:
+		if !hf || c.script == nil {
+			return
+		}
+		p.report("LTF002", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning,
+			Message: msg + "; not fixed: " + c.script.text + " could not be read to tell whether it takes --attn_implementation: if it does, pass --attn_implementation eager"})
+	case slices.Contains(r.script.AttnOptions, "attn_implementation"):
+		def := strings.Trim(r.script.Options["attn_implementation"], `"'`)
+		if def != "None" && def != "sdpa" {
+			return // the script chooses eager, flash or flex itself
+		}
+		fd := rewrite.Finding{Start: start, End: end, Message: fmt.Sprintf("%s takes its training load's attention from --attn_implementation (default %s) and this command passes none: %s", r.name, r.script.Options["attn_implementation"], sdpaWhy)}
+		needsFlash := ""
+		for _, k := range []string{"packing", "padding_free"} {
+			if flagTrue(getFlag(c.flags, k)) {
+				needsFlash = k
+			}
+		}
+		if needsFlash != "" {
+			fd.Severity = rewrite.SeverityWarning
+			fd.Message += fmt.Sprintf("; not fixed: --%s needs flash attention (flash_attention_2 does not use cuDNN SDPA)", needsFlash)
+		} else if e, ok := p.addFlag(c, "attn_implementation", "eager"); ok {
+			fd.Fix = &rewrite.Fix{Message: "add --attn_implementation eager", Edits: []rewrite.Edit{e}}
+		}
+		p.report("LTF002", fd)
+	}
 }

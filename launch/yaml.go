@@ -199,3 +199,9 @@ func (p *pair) isFalse(text []byte) bool {
 	v, ok := boolean(s.text)
 	return ok && !v
 }
+
+// lookupScalar is the scalar value of a top-level key.
+func (m *mapping) lookupScalar(key string, text []byte) (scalar, bool) {
+	p, _ := m.get(key)
+	return p.scalar(text)
+}

@@ -22,7 +22,7 @@ import (
 )
 
 // Libraries are the libraries whose versions the rules read.
-var Libraries = []string{"transformers", "peft", "trl", "torch"}
+var Libraries = []string{"transformers", "peft", "trl", "torch", "axolotl"}
 
 // Finder looks up pins, caching what each directory holds: a bulk run over
 // thousands of scripts reads each pin file once. Safe for concurrent use.
@@ -206,7 +206,8 @@ func readDir(dir string) *dirPins {
 			break
 		}
 	}
-	names := append([]string{"requirements.txt"}, reqs...)
+	// A lock file says what is installed: it comes first.
+	names := append([]string{"uv.lock", "poetry.lock", "pdm.lock", "requirements.txt"}, reqs...)
 	names = append(names, "pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
 	for _, name := range names {
 		data, err := os.ReadFile(filepath.Join(dir, name))
@@ -215,6 +216,8 @@ func readDir(dir string) *dirPins {
 		}
 		var got map[string]version.Version
 		switch {
+		case strings.HasSuffix(name, ".lock"):
+			got = Lock(name, data)
 		case strings.HasSuffix(name, ".txt"):
 			got = Requirements(dir, name, data)
 		case name == "pyproject.toml":
@@ -241,7 +244,105 @@ func readDir(dir string) *dirPins {
 	if black == 0 {
 		d.lineLength = ruff
 	}
+	// The repository of a library itself (axolotl's examples): its own
+	// version governs the configs it ships.
+	if lib, v, ok := ownPackage(dir); ok {
+		if _, had := d.pins[lib]; !had {
+			d.pins[lib] = v
+		}
+	}
 	return d
+}
+
+// Lock reads a TOML lock file (uv.lock, poetry.lock, pdm.lock): each
+// [[package]]'s exact version.
+func Lock(name string, data []byte) map[string]version.Version {
+	out := map[string]version.Version{}
+	var doc struct {
+		Package []struct {
+			Name    string `toml:"name"`
+			Version string `toml:"version"`
+		} `toml:"package"`
+	}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return out
+	}
+	text := string(data)
+	for _, p := range doc.Package {
+		lib, ok := libraries[normalize(p.Name)]
+		if !ok {
+			continue
+		}
+		v, err := version.Parse(p.Version)
+		if err != nil {
+			continue
+		}
+		addPin(out, lib, v, at(name, lineOf(text, `name = "`+p.Name+`"`)))
+	}
+	return out
+}
+
+var (
+	setupName    = regexp.MustCompile(`\bname\s*=\s*["']([A-Za-z0-9._-]+)["']`)
+	setupVersion = regexp.MustCompile(`\bversion\s*=\s*["']([0-9][0-9A-Za-z.+-]*)["']`)
+)
+
+// ownPackage reads the name and version of the package a folder builds
+// (pyproject's [project], its version file, or setup.py's name= and
+// version=), where that package is one of the libraries.
+func ownPackage(dir string) (string, version.Version, bool) {
+	if data, err := os.ReadFile(filepath.Join(dir, "pyproject.toml")); err == nil {
+		var doc struct {
+			Project struct {
+				Name    string `toml:"name"`
+				Version string `toml:"version"`
+			} `toml:"project"`
+			Tool struct {
+				Setuptools struct {
+					Dynamic struct {
+						Version struct {
+							File string `toml:"file"`
+						} `toml:"version"`
+					} `toml:"dynamic"`
+				} `toml:"setuptools"`
+			} `toml:"tool"`
+		}
+		if _, err := toml.Decode(string(data), &doc); err == nil {
+			if lib, ok := libraries[normalize(doc.Project.Name)]; ok {
+				src, raw := at("pyproject.toml", lineOfKey(string(data), "version")), doc.Project.Version
+				if f := doc.Tool.Setuptools.Dynamic.Version.File; raw == "" && f != "" {
+					b, err := os.ReadFile(filepath.Join(dir, f))
+					src, raw = f, strings.TrimSpace(string(b))
+					if err != nil {
+						raw = ""
+					}
+				}
+				if v, err := version.Parse(raw); err == nil {
+					v.Source = src
+					return lib, v, true
+				}
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "setup.py"))
+	if err != nil {
+		return "", version.Version{}, false
+	}
+	text := string(data)
+	n, ver := setupName.FindStringSubmatch(text), setupVersion.FindStringSubmatchIndex(text)
+	if n == nil || ver == nil {
+		return "", version.Version{}, false
+	}
+	lib, ok := libraries[normalize(n[1])]
+	if !ok {
+		return "", version.Version{}, false
+	}
+	v, err := version.Parse(text[ver[2]:ver[3]])
+	if err != nil {
+		return "", version.Version{}, false
+	}
+	v.Source = at("setup.py", strings.Count(text[:ver[0]], "\n")+1)
+	return lib, v, true
 }
 
 func at(name string, line int) string { return name + ":" + strconv.Itoa(line) }

@@ -227,3 +227,18 @@ func TestVendoredPackageBesideTheScript(t *testing.T) {
 		t.Errorf("a package one folder up is not the script's: peft %s", got)
 	}
 }
+
+func TestLockAndOwnPackage(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ".git"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "uv.lock"), []byte("version = 1\n\n[[package]]\nname = \"transformers\"\nversion = \"4.57.1\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "requirements.txt"), []byte("transformers>=4.40\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "setup.py"), []byte("setup(\n    name=\"axolotl\",\n    version=\"0.4.1\",\n)\n"), 0o644)
+	vs := NewFinder().For(filepath.Join(dir, "cfg.yml"))
+	if vs.Transformers.String() != "4.57.1" || vs.Transformers.Source != "uv.lock:4" {
+		t.Errorf("the lock file's exact version first: got %s (%s)", vs.Transformers, vs.Transformers.Source)
+	}
+	if vs.Axolotl.String() != "0.4.1" || vs.Axolotl.Source != "setup.py:3" {
+		t.Errorf("the repository's own package: got %s (%s)", vs.Axolotl, vs.Axolotl.Source)
+	}
+}

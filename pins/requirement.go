@@ -14,6 +14,7 @@ var libraries = map[string]string{
 	"trl":          "trl",
 	"torch":        "torch",
 	"pytorch":      "torch", // conda's name
+	"axolotl":      "axolotl",
 }
 
 // normalize is PEP 503's name normalization.

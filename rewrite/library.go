@@ -302,7 +302,16 @@ func (f *Facts) shardsOnPurpose(l *Load) string {
 
 // tooBig says why a load's model outgrows one GPU in fp32, or "".
 func tooBig(l *Load) string {
-	if b, label, ok := sizeOf(l.ModelID, l.IDKnown); ok && b >= tooBigForOneGPU {
+	if !l.IDKnown {
+		return ""
+	}
+	return TooBig(l.ModelID)
+}
+
+// TooBig says why the model a literal id names outgrows one GPU in fp32
+// masters, or "": LTF001's size gate, for every front end.
+func TooBig(id string) string {
+	if b, label, ok := sizeOf(id, true); ok && b >= tooBigForOneGPU {
 		return fmt.Sprintf("%s needs ~%s GB for its fp32 weights alone, more than one 80 GB GPU holds", label, strconv.FormatFloat(4*b, 'f', -1, 64))
 	}
 	return ""
@@ -417,3 +426,7 @@ func (f *Facts) setsConfigFP32() bool {
 	}
 	return false
 }
+
+// FP32CostOf is what fp32 masters cost for the model a literal id names
+// (the 8B example where the id tells no size), for every front end.
+func FP32CostOf(id string) string { return fp32CostOf(id, id != "") }

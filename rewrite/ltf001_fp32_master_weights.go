@@ -301,13 +301,20 @@ func reportFP32(p *Pass, l *Load, fd Finding) {
 	if why == "" && shardingMap(p.Facts, l) != "" {
 		why = p.Facts.shardsOnPurpose(l)
 	}
+	GateFP32(&fd, why)
+	p.Report(fd)
+}
+
+// GateFP32 is LTF001's size gate, for every front end: where why says the
+// fp32 masters cannot fit one GPU (or the load shards on purpose), the fix
+// becomes unsafe and the finding a warning that says why.
+func GateFP32(fd *Finding, why string) {
 	if why != "" && fd.Fix != nil {
 		fd.Severity = SeverityWarning
 		fd.Message += "; but " + why + ": fp32 masters need a plan for that (FSDP, DeepSpeed, or QLoRA)"
 		fd.Fix.Applicability = Unsafe
 		fd.Fix.Message += " (unsafe: " + why + ")"
 	}
-	p.Report(fd)
 }
 
 // castMethods cast a whole model: after an fp32 load they undo it.

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -62,7 +63,17 @@ type ScriptFacts struct {
 	QuantizedByOption bool
 	// Trains: the script trains (a Trainer, get_peft_model, .train()).
 	Trains bool
+	// Options are the command-line options the script declares (argparse
+	// --name, HfArgumentParser dataclass fields, TRL's ModelConfig fields
+	// where it parses one), each with its default as written ("None" where
+	// none is given): a launcher adds only an option the script accepts.
+	Options map[string]string
 }
+
+// modelConfigFields are the fields of TRL's ModelConfig that launchers
+// pass (trl/trainer/model_config.py), with their defaults.
+var modelConfigFields = map[string]string{"model_name_or_path": "None", "torch_dtype": "None", "dtype": "None",
+	"attn_implementation": "None", "use_peft": "False", "load_in_4bit": "False", "load_in_8bit": "False", "trust_remote_code": "False"}
 
 // ReadScript reads a training script's facts; an error when it does not
 // parse.
@@ -84,7 +95,7 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 		return nil, se
 	}
 	f := buildFacts(src, pt, q)
-	sf := &ScriptFacts{Trains: f.HasTraining()}
+	sf := &ScriptFacts{Trains: f.HasTraining(), Options: f.declaredOptions()}
 	for _, c := range f.Calls {
 		switch c.Method {
 		case "get_peft_model", "LoraConfig", "prepare_model_for_kbit_training":
@@ -111,7 +122,7 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 		}
 		var out []string
 		for _, attr := range attrs {
-			if f.optionDefault(attr) != "" && f.optionAccepts(attr, "float32") {
+			if _, ok := sf.Options[attr]; ok && f.optionAccepts(attr, "float32") {
 				out = append(out, attr)
 			}
 		}
@@ -132,6 +143,57 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 		sf.AttnOptions = append(sf.AttnOptions, options(l, "attn_implementation")...)
 	}
 	return sf, nil
+}
+
+// declaredOptions are the options the script declares, with their
+// defaults as written ("None" where none is given).
+func (f *Facts) declaredOptions() map[string]string {
+	text := f.Src.Text
+	out := map[string]string{}
+	for _, c := range f.Calls {
+		if c.Method != "add_argument" {
+			continue
+		}
+		if args := realArgs(c.Args); len(args) > 0 {
+			if flag, ok := StringValue(args[0], text); ok && strings.HasPrefix(flag, "--") {
+				def := "None"
+				if d := KeywordValue(c.Args, "default", text); d != nil {
+					def = d.Content(text)
+				}
+				out[strings.ReplaceAll(strings.TrimLeft(flag, "-"), "-", "_")] = def
+			}
+		}
+	}
+	for _, a := range f.Assigns {
+		if !insideClass(a.Node) || strings.Contains(a.Text, ".") {
+			continue
+		}
+		if o := f.option(a.Text); o != nil && o.call == nil {
+			def := "None"
+			if o.def != nil {
+				def = o.def.Content(text)
+			}
+			out[a.Text] = def
+		}
+	}
+	// TRL's ModelConfig parsed beside the script's own arguments.
+	for _, c := range f.Calls {
+		if !strings.HasSuffix(c.Method, "Parser") {
+			continue
+		}
+		for _, a := range realArgs(c.Args) {
+			for _, n := range append([]*syntree.Node{a}, a.NamedChildren()...) {
+				if n.Type() == "identifier" && strings.HasPrefix(f.Resolve(n.Content(text)), "trl.") && strings.HasSuffix(n.Content(text), "ModelConfig") {
+					for k, v := range modelConfigFields {
+						if _, had := out[k]; !had {
+							out[k] = v
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // optionAccepts reports whether the option attr takes value: true unless
@@ -155,7 +217,7 @@ func (f *Facts) optionAccepts(attr, value string) bool {
 
 // quantizeOptions are the options by which training scripts choose a
 // quantized load.
-var quantizeOptions = []string{"load_in_4bit", "load_in_8bit", "qlora", "use_qlora", "q_lora", "quantization_bit", "bits"}
+var quantizeOptions = []string{"load_in_4bit", "load_in_8bit", "qlora", "use_qlora", "q_lora", "quantization_bit", "bits", "load_in_kbits"}
 
 // quantizedOffByDefault reports a script that declares quantization
 // options, each off by default (False, None, 16 or 32 bits): a load

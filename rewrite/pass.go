@@ -130,6 +130,23 @@ func (p *Pass) Runs(code string) bool {
 	return false
 }
 
+// Withhold is the scope decision every front end makes (Python here,
+// launch configs in launch/): a training rule's finding outside adapter
+// training keeps its message and loses its fix (why says so).
+func Withhold(f *Finding, why string) {
+	if f.Fix == nil && f.Severity != SeverityError {
+		// A warning with no fix (a load the flow cannot follow, a value
+		// decided at run time) stays one.
+		return
+	}
+	// A fix withheld, or an error the tool will never fix here: a note,
+	// so that check passes.
+	if f.Fix != nil {
+		f.Fix, f.Withheld = nil, why
+	}
+	f.Severity = SeverityInfo
+}
+
 // Report records a finding of the running rule.
 func (p *Pass) Report(f Finding) {
 	f.Code, f.Name = p.rule.Code, p.rule.Name
@@ -156,14 +173,8 @@ func (p *Pass) Report(f Finding) {
 				f.Severity = SeverityWarning
 			}
 		}
-		if why != "" && (f.Fix != nil || f.Severity == SeverityError) {
-			// A fix withheld, or an error the tool will never fix here: a
-			// note, so that check passes. A warning with no fix (a load the
-			// flow cannot follow, a value decided at run time) stays one.
-			if f.Fix != nil {
-				f.Fix, f.Withheld = nil, why
-			}
-			f.Severity = SeverityInfo
+		if why != "" {
+			Withhold(&f, why)
 		}
 	}
 	if f.Fix != nil && f.Fix.Applicability == "" {

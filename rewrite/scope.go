@@ -76,6 +76,9 @@ func (f *Facts) loadsModel() bool {
 	return false
 }
 
+// FullFineTune is why a full fine-tune's findings carry no fix.
+const FullFineTune = "full fine-tune: only adapter training is edited"
+
 // notEditedBecause says why the training rules' fixes are withheld from
 // this file, or "" when they apply; short, as it ends up in the finding's
 // outcome (Finding.Withheld, then Reason). It is decided once per file.
@@ -84,7 +87,7 @@ func (f *Facts) notEditedBecause() string {
 		why := ""
 		switch {
 		case !f.trainsAdapter() && f.loadsModel():
-			why = "full fine-tune: only adapter training is edited"
+			why = FullFineTune
 		case !f.trainsAdapter():
 			why = "no adapter in sight (get_peft_model, a trainer's peft_config=): only adapter training is edited"
 		case !f.hasTrainingEntry():

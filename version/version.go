@@ -120,6 +120,8 @@ func (v Version) Describe(lib string) string {
 // Versions are the pins that govern one script.
 type Versions struct {
 	Transformers, Peft, TRL, Torch Version
+	// Axolotl decides which attention key an axolotl config takes.
+	Axolotl Version
 }
 
 // Set sets one library by name; it is how --target and pin files fill it.
@@ -133,8 +135,10 @@ func (vs *Versions) Set(lib string, v Version) error {
 		vs.TRL = v
 	case "torch", "pytorch":
 		vs.Torch = v
+	case "axolotl":
+		vs.Axolotl = v
 	default:
-		return fmt.Errorf("unknown library %q (want transformers, peft, trl or torch)", lib)
+		return fmt.Errorf("unknown library %q (want transformers, peft, trl, torch or axolotl)", lib)
 	}
 	return nil
 }
@@ -148,5 +152,5 @@ func (vs Versions) Merge(other Versions) Versions {
 		}
 		return b
 	}
-	return Versions{pick(vs.Transformers, other.Transformers), pick(vs.Peft, other.Peft), pick(vs.TRL, other.TRL), pick(vs.Torch, other.Torch)}
+	return Versions{pick(vs.Transformers, other.Transformers), pick(vs.Peft, other.Peft), pick(vs.TRL, other.TRL), pick(vs.Torch, other.Torch), pick(vs.Axolotl, other.Axolotl)}
 }
