@@ -28,24 +28,41 @@ var keys = map[string]string{
 - Across files: --bf16/--fp16 against the --deepspeed file's enabled values,
   accelerate's mixed_precision (--mixed_precision, --config_file) against the
   DeepSpeed file (deepspeed_config.deepspeed_config_file): findings.
-- Quantized runs (quantization_bit, adapter: qlora, load_in_4bit/8bit) keep their
-  dtype; full fine-tunes get a warning, no edit.`,
+- Quantized runs (quantization_bit, adapter: qlora, load_in_4bit/8bit; a script that
+  quantizes only for --load_in_kbits 4|8 is plain at 16) keep their dtype.
+- Under DeepSpeed (--deepspeed, a deepspeed: key) with bf16/fp16 the dtype edit is
+  moot (DeepSpeed casts the model, its optimizer keeps fp32 masters): a note.
+- Beside use_flash_attention_2: true (or --use_flash_attention_2) the dtype stays (a
+  warning): FlashAttention-2 refuses a float32 load.
+- TRL recipes read model_name_or_path for the size gate (an unsafe fix from 20B).
+- Full fine-tunes (LLaMA-Factory finetuning_type full/freeze, axolotl without adapter,
+  TRL without use_peft, --finetuning_type full) get notes without fixes, as in Python.`,
 	"LTF002": `- LLaMA-Factory YAML: flash_attn: auto|sdpa, or no flash_attn (default auto),
   becomes flash_attn: disabled (eager); with use_unsloth: true a warning (unsloth
   ignores it).
 - axolotl YAML: attn_implementation: sdpa becomes eager, sdp_attention: true becomes
   eager_attention: true; sample_packing: true keeps them (a warning); no attention
-  key at all: a warning.
+  key at all: eager_attention: true on a pinned axolotl 0.5-0.11, attn_implementation:
+  eager from 0.12, a warning on older or unknown versions.
 - TRL CLI YAML: attn_implementation: sdpa becomes eager; none with use_peft:
   true gets attn_implementation: eager (an unsafe fix: a script with its own
   argument dataclass rejects the key); packing / padding_free keep it (a warning).
 - Shell launchers: --attn_implementation sdpa becomes eager; --packing /
-  --padding_free keep it. llamafactory-cli train CONFIG flash_attn=auto|sdpa (an
+  --padding_free keep it; none given, --attn_implementation eager is added where the
+  script's training load takes it from an option it declares (argparse, a dataclass
+  field, TRL's ModelConfig) defaulting to SDPA; a warning where the script is unread.
+  llamafactory-cli train with options and no YAML: --flash_attn disabled is added.
+  use_flash_attention_2: true is flash attention: a note, nothing added beside it. llamafactory-cli train CONFIG flash_attn=auto|sdpa (an
   override of the YAML) becomes flash_attn=disabled, unless the YAML has
   use_unsloth: true.`,
 	"LTF004": `- axolotl YAML: special_tokens.pad_token equal to special_tokens.eos_token (or a
   known eos such as <|end_of_text|>, <|eot_id|>, <|im_end|>, </s>): a note, no edit:
   axolotl's collator pads labels by position.`,
+	"LTF006": `- axolotl, LLaMA-Factory and TRL CLI YAML: torch_compile: true|auto becomes false;
+  torch_compile_mode / torch_compile_backend (which turn compile on in
+  TrainingArguments): a warning.
+- Shell launchers: --torch_compile True becomes False; --torch_compile_mode /
+  --torch_compile_backend: a warning.`,
 	"LTF007": `- The same keys as LTF002 (flash_attn, attn_implementation, sdp_attention,
   --attn_implementation): a config or a command line has no setting for the cuDNN
   fence, so the lean profile reports, and the fence goes in the training script.`,
