@@ -321,8 +321,14 @@ var eosTokens = map[string]bool{"<|end_of_text|>": true, "<|eot_id|>": true, "<|
 // of ModelConfig, ScriptArguments and SFTConfig fields.
 func (p *pass) trlConfig() {
 	m, text := p.f.top, p.f.text
-	peft, _ := m.get("use_peft")
-	adapter := peft.isTrue(text)
+	// use_peft (TRL's ModelConfig), use_lora / use_qlora (scripts with
+	// their own argument dataclass, open-instruct's).
+	adapter := false
+	for _, k := range []string{"use_peft", "use_lora", "use_qlora"} {
+		if q, _ := m.get(k); q.isTrue(text) {
+			adapter = true
+		}
+	}
 	if !adapter {
 		p.scope = rewrite.FullFineTune // a recipe without use_peft trains every weight
 	}

@@ -478,11 +478,13 @@ func (p *pass) shellNoAttention(c *command, r run) {
 	msg := "no --attn_implementation: the training load uses transformers' default SDPA: " + sdpaWhy
 	switch {
 	case r.script == nil:
-		if !hf || c.script == nil {
+		return // unread: whether it takes the option is not known
+	case r.script.DefaultAttention && r.script.Options["attn_implementation"] == "":
+		if !hf {
 			return
 		}
 		p.report("LTF002", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning,
-			Message: msg + "; not fixed: " + c.script.text + " could not be read to tell whether it takes --attn_implementation: if it does, pass --attn_implementation eager"})
+			Message: msg + "; not fixed here: " + r.name + " takes no --attn_implementation, so the fix goes in its load (attn_implementation=\"eager\"; its own findings say where)"})
 	case slices.Contains(r.script.AttnOptions, "attn_implementation"):
 		def := strings.Trim(r.script.Options["attn_implementation"], `"'`)
 		if def != "None" && def != "sdpa" {

@@ -63,6 +63,9 @@ type ScriptFacts struct {
 	QuantizedByOption bool
 	// Trains: the script trains (a Trainer, get_peft_model, .train()).
 	Trains bool
+	// DefaultAttention: a non-quantized training load passes no
+	// attention keyword (transformers' default SDPA).
+	DefaultAttention bool
 	// Options are the command-line options the script declares (argparse
 	// --name, HfArgumentParser dataclass fields, TRL's ModelConfig fields
 	// where it parses one), each with its default as written ("None" where
@@ -141,6 +144,9 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 		sf.DtypeOptions = append(sf.DtypeOptions, options(l, "torch_dtype")...)
 		sf.DtypeOptions = append(sf.DtypeOptions, options(l, "dtype")...)
 		sf.AttnOptions = append(sf.AttnOptions, options(l, "attn_implementation")...)
+		if l.Arg("attn_implementation", text) == nil && l.Arg("_attn_implementation", text) == nil && !l.Opaque() {
+			sf.DefaultAttention = true
+		}
 	}
 	return sf, nil
 }
