@@ -165,7 +165,7 @@ Trainer(model=model).train()
 		return nil, os.ErrNotExist
 	}
 	run := func(launcher string) *rewrite.Result {
-		res, ok, err := Run(Options{Engine: engine(t, rewrite.Options{}), Fix: true, Read: read}, "run.sh", []byte(launcher))
+		res, ok, err := Run(Options{Engine: engine(t, rewrite.Options{Select: []string{"LTF001"}}), Fix: true, Read: read}, "run.sh", []byte(launcher))
 		if !ok || err != nil {
 			t.Fatal(ok, err)
 		}
