@@ -31,7 +31,10 @@ var keys = map[string]string{
 - Quantized runs (quantization_bit, adapter: qlora, load_in_4bit/8bit; a script that
   quantizes only for --load_in_kbits 4|8 is plain at 16) keep their dtype.
 - Under DeepSpeed (--deepspeed, a deepspeed: key) with bf16/fp16 the dtype edit is
-  moot (DeepSpeed casts the model, its optimizer keeps fp32 masters): a note.
+  moot (DeepSpeed casts the model, its optimizer keeps fp32 masters): a note. So under
+  FSDP with mixed precision (--fsdp, an fsdp: key, accelerate launch --use_fsdp or an
+  FSDP config), where accelerate 0.30+ upcasts trainable parameters to fp32 (a
+  pinned older accelerate keeps the edit).
 - Beside use_flash_attention_2: true (or --use_flash_attention_2) the dtype stays (a
   warning): FlashAttention-2 refuses a float32 load.
 - TRL recipes read model_name_or_path for the size gate (an unsafe fix from 20B).
@@ -50,7 +53,8 @@ var keys = map[string]string{
 - Shell launchers: --attn_implementation sdpa becomes eager; --packing /
   --padding_free keep it; none given, --attn_implementation eager is added where the
   script's training load takes it from an option it declares (argparse, a dataclass
-  field, TRL's ModelConfig) defaulting to SDPA; a warning where the script is unread.
+  field, TRL's ModelConfig) defaulting to SDPA; a script that takes no such option
+  and loads with the default SDPA: a note pointing at the script's own fix.
   llamafactory-cli train with options and no YAML: --flash_attn disabled is added.
   use_flash_attention_2: true is flash attention: a note, nothing added beside it. llamafactory-cli train CONFIG flash_attn=auto|sdpa (an
   override of the YAML) becomes flash_attn=disabled, unless the YAML has

@@ -265,19 +265,20 @@ func (p *pass) axolotl() {
 
 // axolotlEager is the key that asks the pinned axolotl for eager
 // attention, read from axolotl's own sources: eager_attention is parsed
-// from 0.5.0 (deprecated in 0.17.0 for attn_implementation), and
-// attn_implementation is read from 0.12.0. Before 0.5 neither is read, and
-// with no pin either one may be ignored: key "" and why says so.
+// from 0.5.0 to this day (deprecated in 0.17.0 for attn_implementation),
+// and attn_implementation is read from 0.12.0. Before 0.5 neither is read,
+// and with no pin (or a range reaching below 0.5) either one may be
+// ignored: key "" and why says so.
 func axolotlEager(v version.Version) (key, value, why string) {
 	switch {
 	case v.AtLeast(0, 12):
 		return "attn_implementation", "eager", "axolotl reads it from 0.12; " + v.Describe("axolotl")
 	case v.AtLeast(0, 5):
-		return "eager_attention", "true", "axolotl 0.5-0.11 read eager_attention, not attn_implementation; " + v.Describe("axolotl")
-	case v.Known:
+		return "eager_attention", "true", "axolotl reads eager_attention from 0.5, attn_implementation only from 0.12; " + v.Describe("axolotl")
+	case v.Known && !v.Floor:
 		return "", "", "not fixed: " + v.Describe("axolotl") + " reads neither eager_attention (from 0.5) nor attn_implementation (from 0.12): upgrade axolotl, or patch eager attention into the model config"
 	}
-	return "", "", "not fixed: " + v.Describe("axolotl") + ": attn_implementation: eager from axolotl 0.12, eager_attention: true on 0.5-0.11 (both ignored before 0.5); pin axolotl (requirements, pyproject, a lock file) or add the key for your version"
+	return "", "", "not fixed: " + v.Describe("axolotl") + ": attn_implementation: eager from axolotl 0.12, eager_attention: true from 0.5 (both ignored before 0.5); pin axolotl (requirements, pyproject, a lock file) or add the key for your version"
 }
 
 // fp16OnBF16Native is LTF011 in a config: fp16: true on a model trained in
@@ -350,6 +351,9 @@ func (p *pass) trlConfig() {
 	}
 	flash := p.flashAttention2(m)
 	moot := p.configDeepSpeedMoot(m, amp != "")
+	if fs, ok := m.lookupScalar("fsdp", text); moot == "" && ok && fs.text != "" && !falseWord(fs.text) && amp != "" {
+		moot = p.fsdpMoot("fsdp: "+fs.text, strings.TrimSuffix(amp, ": true"))
+	}
 	for _, key := range []string{"dtype", "torch_dtype"} {
 		d, dup := m.get(key)
 		s, ok := d.scalar(text)
@@ -377,7 +381,11 @@ func (p *pass) trlConfig() {
 		p.report("LTF001", fd)
 	}
 	p.fp16OnBF16Native(m, "model_name_or_path")
-	p.attention(m, adapter)
+	// Only TRL's own use_peft says the parser is ModelConfig, whose
+	// attention default is SDPA: a script's own use_lora may default to
+	// flash attention (open-instruct's use_flash_attn).
+	peft, _ := m.get("use_peft")
+	p.attention(m, peft.isTrue(text))
 	p.compileOn(true)
 	p.trainingArguments(addsUnknown)
 	p.configDeepSpeed()

@@ -189,6 +189,9 @@ func (p *pass) shellPrecision(c *command, r run) {
 			Message: "--bf16 and --fp16 are both on: TrainingArguments stop the run (\"At most one of fp16 and bf16 can be True\"); keep one"})
 	}
 	moot := p.shellDeepSpeedMoot(c, flagTrue(bf), flagTrue(fp))
+	if moot == "" {
+		moot = p.shellFSDPMoot(c, flagTrue(bf), flagTrue(fp))
+	}
 	ampName, id := "", ""
 	switch {
 	case flagTrue(bf):
@@ -274,6 +277,64 @@ func (p *pass) shellDeepSpeedMoot(c *command, bf, fp bool) string {
 		return ""
 	}
 	return deepSpeedMoot(p.where(ds.value), mode)
+}
+
+// shellFSDPMoot says why a dtype edit is moot on this command under FSDP
+// with mixed precision (see fsdpMoot), or "": the Trainer's --fsdp, or
+// accelerate launch with --use_fsdp or an FSDP config file.
+func (p *pass) shellFSDPMoot(c *command, bf, fp bool) string {
+	fsdp, mode := "", ""
+	if f := getFlag(c.flags, "fsdp"); f != nil && f.value != nil && f.value.known && f.value.text != "" && !falseWord(f.value.text) {
+		fsdp = "--fsdp " + f.value.text
+	}
+	if c.launcher == "accelerate launch" {
+		if getFlag(c.pre, "use_fsdp") != nil {
+			fsdp = "accelerate launch --use_fsdp"
+		}
+		if cf := getFlag(c.pre, "config_file"); cf != nil {
+			if acc := p.readConfig(cf.path()); acc != nil {
+				if acc.kind == Accelerate {
+					if s, ok := acc.top.lookupScalar("distributed_type", acc.text); ok && s.text == "FSDP" {
+						fsdp = cf.path()
+					}
+					if s, ok := acc.top.lookupScalar("mixed_precision", acc.text); ok {
+						mode = s.text
+					}
+				}
+				acc.close()
+			}
+		}
+		if f := getFlag(c.pre, "mixed_precision"); f != nil && f.value != nil && f.value.known {
+			mode = f.value.text
+		}
+	}
+	switch {
+	case bf:
+		mode = "bf16"
+	case fp:
+		mode = "fp16"
+	}
+	if fsdp == "" || mode != "bf16" && mode != "fp16" {
+		return ""
+	}
+	return p.fsdpMoot(fsdp, mode)
+}
+
+// fsdpMoot: accelerate (from 0.30; FSDP2 too) upcasts the trainable
+// low-precision parameters to fp32 when it wraps a model for FSDP with
+// mixed precision, so the masters are fp32 whatever the load's dtype. A
+// pinned accelerate before 0.30 keeps the edit.
+func (p *pass) fsdpMoot(fsdp, mode string) string {
+	if p.vs.Accelerate.MayBeBelow(0, 30) {
+		return ""
+	}
+	return fmt.Sprintf("under FSDP (%s) with %s mixed precision: accelerate (0.30 and later; %s) upcasts the trainable low-precision parameters to fp32 when it wraps the model, so they are fp32 masters whatever the load's dtype, and a float32 load changes only the memory the load takes", fsdp, mode, p.vs.Accelerate.Describe("accelerate"))
+}
+
+// falseWord reports a false boolean word (false, False, no, off).
+func falseWord(s string) bool {
+	v, ok := boolean(s)
+	return ok && !v
 }
 
 func (p *pass) shellAttention(c *command, r run) {
@@ -483,8 +544,11 @@ func (p *pass) shellNoAttention(c *command, r run) {
 		if !hf {
 			return
 		}
-		p.report("LTF002", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning,
-			Message: msg + "; not fixed here: " + r.name + " takes no --attn_implementation, so the fix goes in its load (attn_implementation=\"eager\"; its own findings say where)"})
+		// A note: the script's own findings carry the fix (or say why its
+		// loader ignores the keyword); a warning here would fail check on
+		// the launcher for a fix made in another file.
+		p.report("LTF002", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityInfo,
+			Message: msg + "; not fixed here: " + r.name + " takes no --attn_implementation, so the fix belongs in its load (its own findings say where, and whether its loader reads the keyword)"})
 	case slices.Contains(r.script.AttnOptions, "attn_implementation"):
 		def := strings.Trim(r.script.Options["attn_implementation"], `"'`)
 		if def != "None" && def != "sdpa" {

@@ -22,7 +22,7 @@ import (
 )
 
 // Libraries are the libraries whose versions the rules read.
-var Libraries = []string{"transformers", "peft", "trl", "torch", "axolotl"}
+var Libraries = []string{"transformers", "peft", "trl", "torch", "axolotl", "accelerate"}
 
 // Finder looks up pins, caching what each directory holds: a bulk run over
 // thousands of scripts reads each pin file once. Safe for concurrent use.

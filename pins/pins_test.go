@@ -33,7 +33,8 @@ func TestRequirementLines(t *testing.T) {
 		{"git+https://github.com/huggingface/peft.git@fix-lora-init", "peft", "unknown (git ref fix-lora-init)", true},
 		{"git+ssh://git@github.com/huggingface/peft.git", "peft", "unknown", true},
 		{"# transformers==4.1", "", "", false},
-		{"accelerate>=0.20", "", "", false},
+		{"numpy>=1.20", "", "", false},
+		{"accelerate>=0.30", "accelerate", ">= 0.30.0", true},
 		{"transformers==4.41.2 --hash=sha256:abc \\", "transformers", "4.41.2", true},
 	}
 	for _, tt := range tests {
@@ -50,7 +51,7 @@ func TestRequirementLines(t *testing.T) {
 
 func TestPipInstall(t *testing.T) {
 	got := PipInstall(`!pip install -q -U "transformers==4.38.2" peft>=0.9 'trl<0.9' accelerate`)
-	if got["transformers"].String() != "4.38.2" || got["peft"].String() != ">= 0.9.0" || got["trl"].Known || len(got) != 3 {
+	if got["transformers"].String() != "4.38.2" || got["peft"].String() != ">= 0.9.0" || got["trl"].Known || len(got) != 4 {
 		t.Errorf("PipInstall = %v", got)
 	}
 	if PipInstall("import pip") != nil || PipInstall("%pip list") != nil {

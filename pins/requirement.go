@@ -15,6 +15,7 @@ var libraries = map[string]string{
 	"torch":        "torch",
 	"pytorch":      "torch", // conda's name
 	"axolotl":      "axolotl",
+	"accelerate":   "accelerate",
 }
 
 // normalize is PEP 503's name normalization.

@@ -120,8 +120,9 @@ func (v Version) Describe(lib string) string {
 // Versions are the pins that govern one script.
 type Versions struct {
 	Transformers, Peft, TRL, Torch Version
-	// Axolotl decides which attention key an axolotl config takes.
-	Axolotl Version
+	// Axolotl decides which attention key an axolotl config takes;
+	// Accelerate whether FSDP upcasts trainable parameters (0.30).
+	Axolotl, Accelerate Version
 }
 
 // Set sets one library by name; it is how --target and pin files fill it.
@@ -137,8 +138,10 @@ func (vs *Versions) Set(lib string, v Version) error {
 		vs.Torch = v
 	case "axolotl":
 		vs.Axolotl = v
+	case "accelerate":
+		vs.Accelerate = v
 	default:
-		return fmt.Errorf("unknown library %q (want transformers, peft, trl, torch or axolotl)", lib)
+		return fmt.Errorf("unknown library %q (want transformers, peft, trl, torch, axolotl or accelerate)", lib)
 	}
 	return nil
 }
@@ -152,5 +155,5 @@ func (vs Versions) Merge(other Versions) Versions {
 		}
 		return b
 	}
-	return Versions{pick(vs.Transformers, other.Transformers), pick(vs.Peft, other.Peft), pick(vs.TRL, other.TRL), pick(vs.Torch, other.Torch), pick(vs.Axolotl, other.Axolotl)}
+	return Versions{pick(vs.Transformers, other.Transformers), pick(vs.Peft, other.Peft), pick(vs.TRL, other.TRL), pick(vs.Torch, other.Torch), pick(vs.Axolotl, other.Axolotl), pick(vs.Accelerate, other.Accelerate)}
 }
