@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/version"
 )
 
@@ -357,8 +358,8 @@ func (p *pass) trlConfig() {
 	for _, key := range []string{"dtype", "torch_dtype"} {
 		d, dup := m.get(key)
 		s, ok := d.scalar(text)
-		if !ok || !lowDtypes[s.text] {
-			continue
+		if !ok || !lowDtypes[s.text] || s.text == "auto" && semantic.CheckpointDtype(id) == "fp32" {
+			continue // auto on an fp32 checkpoint loads float32
 		}
 		start, end := pairSpan(d)
 		fd := rewrite.Finding{Start: start, End: end}
@@ -385,7 +386,9 @@ func (p *pass) trlConfig() {
 	// attention default is SDPA: a script's own use_lora may default to
 	// flash attention (open-instruct's use_flash_attn).
 	peft, _ := m.get("use_peft")
-	p.attention(m, peft.isTrue(text))
+	if semantic.KindOf("AutoModel", id).Decoder() {
+		p.attention(m, peft.isTrue(text)) // encoders have no left-padded causal rows
+	}
 	p.compileOn(true)
 	p.trainingArguments(addsUnknown)
 	p.configDeepSpeed()
