@@ -68,7 +68,7 @@ func (p *pass) llamaFactory() {
 		case unsloth:
 			fd.Severity, fd.Message = rewrite.SeverityWarning, "pure_bf16: true with use_unsloth: true: unsloth manages the dtype and trains through its own kernels; not edited: whether it accepts fp32 masters for this model is unsloth's to say"
 		case !adapter:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("pure_bf16: true on a full fine-tune (finetuning_type: %s) trains every weight in pure bf16: %s; not edited: fp32 masters of a whole model are a choice of memory", ftype, fp32Why)
+			fd.Message = fmt.Sprintf("pure_bf16: true on a full fine-tune (finetuning_type: %s) trains every weight in pure bf16: %s; not edited: fp32 masters of a whole model are a choice of memory", ftype, fp32Why)
 		default:
 			fd.Message = "pure_bf16: true loads the model in bf16 and keeps the adapters in bf16 without autocast: " + fp32Why
 			switch {
@@ -162,7 +162,7 @@ func (p *pass) axolotl() {
 		case quantized:
 			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("quantized run (adapter: qlora or load_in_4bit/8bit): the frozen base keeps its dtype, the adapters are the fp32 masters; %s left as it is", half.key)
 		case !adapter:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("%s: true on a full fine-tune (no adapter) trains every weight in pure %s: %s; not edited: fp32 masters of a whole model are a choice of memory", half.key, half.key, fp32Why)
+			fd.Message = fmt.Sprintf("%s: true on a full fine-tune (no adapter) trains every weight in pure %s: %s; not edited: fp32 masters of a whole model are a choice of memory", half.key, half.key, fp32Why)
 		default:
 			fd.Message = fmt.Sprintf("%s: true loads the weights in %s and trains without autocast: %s", half.key, half.key, fp32Why)
 			ampValue := ""
@@ -235,7 +235,10 @@ func (p *pass) axolotl() {
 		case packing.isTrue(text):
 			fd.Severity, fd.Message = rewrite.SeverityWarning, msg+"; not fixed: sample_packing needs flash attention (flash_attention: true does not use cuDNN SDPA)"
 		case key == "":
-			fd.Severity, fd.Message = rewrite.SeverityWarning, msg+"; "+why
+			fd.Message = msg + "; " + why
+			if p.scope == "" {
+				fd.Severity = rewrite.SeverityWarning // a full fine-tune's is a note (rewrite.Withhold)
+			}
 		default:
 			if e, ok := p.f.addKey(key, value); ok {
 				fd.Fix = &rewrite.Fix{Message: fmt.Sprintf("add %s: %s (%s)", key, value, why), Edits: []rewrite.Edit{e}}

@@ -222,7 +222,7 @@ func (p *pass) shellPrecision(c *command, r run) {
 		case !r.told:
 			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: if this run trains adapters, load float32 masters (%s); whether it does cannot be told from the command or its script: not edited", name, p.where(w), why)
 		case !r.adapter:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s on a full fine-tune trains every weight in pure low precision: %s; not edited: fp32 masters of a whole model are a choice of memory", name, p.where(w), why)
+			fd.Message = fmt.Sprintf("--%s %s on a full fine-tune trains every weight in pure low precision: %s; not edited: fp32 masters of a whole model are a choice of memory", name, p.where(w), why)
 		case r.script != nil && !fromScript:
 			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: %s does not take its training load's dtype from --%s as far as can be told (or its choices leave out float32): not edited; %s", name, p.where(w), r.name, name, why)
 		default:
