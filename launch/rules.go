@@ -415,7 +415,7 @@ func fp32WhyFor(amp, id string) string {
 // keyword, refuses a float32 load.
 func (p *pass) flashAttention2(m *mapping) string {
 	if q, _ := m.get("use_flash_attention_2"); q.isTrue(p.f.text) {
-		return "use_flash_attention_2: true loads FlashAttention-2, which runs in fp16/bf16 only: a float32 load beside it stops at load (\"Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes\"); keep the dtype, or switch to attn_implementation: eager and then load float32"
+		return "use_flash_attention_2: true loads FlashAttention-2, which runs in fp16/bf16 only: beside it a float32 load stops at load on the releases that brought the keyword (transformers 4.34-4.35: ValueError \"Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes\") and later ones warn and lean on autocast; keep the dtype, or switch to attn_implementation: eager and then load float32"
 	}
 	return ""
 }

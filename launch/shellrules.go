@@ -233,7 +233,7 @@ func (p *pass) shellPrecision(c *command, r run) {
 			switch {
 			case flash:
 				fd.Severity = rewrite.SeverityWarning
-				fd.Message += "; not fixed: --use_flash_attention_2 loads FlashAttention-2, which runs in fp16/bf16 only: a float32 load beside it stops at load (\"Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes\"); keep the dtype, or choose eager attention and then load float32"
+				fd.Message += "; not fixed: --use_flash_attention_2 loads FlashAttention-2, which runs in fp16/bf16 only: beside it a float32 load stops at load on the releases that brought the keyword (transformers 4.34-4.35: ValueError \"Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes\") and later ones warn and lean on autocast; keep the dtype, or choose eager attention and then load float32"
 			case !amp:
 				fd.Message += "; not fixed: no --bf16 or --fp16 on this command, so float32 weights would train in fp32 throughout (and flash attention would refuse them): turn autocast on with --bf16 True, then load float32"
 			case w.shared:
