@@ -16,6 +16,11 @@ const maxPasses = 8
 // output. A notebook freezes its IPython magic lines and cell boundaries.
 // ctx stops it as it stops CheckContext.
 func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen []Span) (*Result, error) {
+	return e.fix(ctx, text, vs, frozen, nil)
+}
+
+// fix is FixFrozen, with the first parse from in when in is not nil.
+func (e *Engine) fix(ctx context.Context, text []byte, vs Versions, frozen []Span, in *Incremental) (*Result, error) {
 	ctx, cancel := e.bound(ctx)
 	defer cancel()
 	body, err := e.prepare(text)
@@ -27,6 +32,16 @@ func (e *Engine) FixFrozen(ctx context.Context, text []byte, vs Versions, frozen
 	choice := NewFixChoice(e.opts.UnsafeFixes)
 	settled, frozen0 := false, frozen
 	var tree *parsed   // the parse of cur; nil: runOnce parses it
+	if in != nil {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
+		ts, err := in.parse(body, parseLimit(ctx))
+		if err != nil {
+			return nil, err
+		}
+		tree = &parsed{ts: ts, fresh: true}
+	}
 	var last []Finding // the findings of cur
 	// confirm: a fix was deferred, dropped or had overlapping edits, or an
 	// edit reached into a finding not applied (which it may have removed),

@@ -87,6 +87,7 @@ type parsed struct {
 	gt      *syntree.Tree
 	resolve func(dotted string) string
 	pins    Versions
+	fresh   bool // the parse of a new text, not yet checked for depth
 }
 
 func (p *parsed) goTree() *syntree.Tree {

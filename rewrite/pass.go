@@ -18,6 +18,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *pa
 		return nil, nil, err
 	}
 	parsedHere := tree == nil
+	checkDepth := parsedHere || tree.fresh
 	if parsedHere {
 		if err := stopped(ctx); err != nil {
 			return nil, nil, err
@@ -48,7 +49,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *pa
 	}
 	// A tree handed in is the verified parse of a later fix pass: the
 	// first pass, which parsed here, already checked the depth.
-	if parsedHere && tooDeep(root) {
+	if checkDepth && tooDeep(root) {
 		return nil, nil, ErrTooDeep
 	}
 	file := buildFacts(src, pt, q)

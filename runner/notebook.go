@@ -38,7 +38,7 @@ func processNotebook(ctx context.Context, opts *Options, f *finding.FileResult) 
 		default:
 			// check runs the fix loop too: each finding's outcome is what
 			// fix does. The output is used only when fixing.
-			res, err = opts.Engine.FixFrozen(ctx, v.Text, f.Versions, v.Frozen)
+			res, err = opts.Engine.FixIncremental(ctx, v.Text, f.Versions, v.Frozen, opts.Incremental)
 		}
 		var se *rewrite.SyntaxError
 		if errors.As(err, &se) {

@@ -50,6 +50,9 @@ type Options struct {
 	// finish (the first Ctrl-C); cancelling RunSeq's context stops those
 	// too (the second). Nil: only the context stops a run.
 	Stop <-chan struct{}
+	// Incremental, for a run over one document again and again (a
+	// language server's buffer), keeps its parse for the next run.
+	Incremental *rewrite.Incremental
 	// parseGate bounds the source bytes being parsed at once (RunSeq sets
 	// it): a parse takes memory in proportion to its file.
 	parseGate *byteGate
@@ -67,6 +70,13 @@ func (e *FileError) Unwrap() error { return e.Err }
 // Process runs the engine over one file's bytes. It never writes.
 func Process(opts *Options, path string, data []byte) *finding.FileResult {
 	return process(context.Background(), opts, path, data)
+}
+
+// ProcessContext is Process stopped by ctx between two rules: the file
+// then has ctx's error (a language server's analysis of a text that has
+// changed since).
+func ProcessContext(ctx context.Context, opts *Options, path string, data []byte) *finding.FileResult {
+	return process(ctx, opts, path, data)
 }
 
 // process is Process stopped by ctx between two rules (an interrupt): the
@@ -113,13 +123,9 @@ func process(ctx context.Context, opts *Options, path string, data []byte) *find
 		processNotebook(ctx, opts, f)
 		return f
 	}
-	var res *rewrite.Result
-	var err error
-	if opts.Fix {
-		res, err = opts.Engine.FixContext(ctx, data, f.Versions)
-	} else {
-		res, err = opts.Engine.CheckContext(ctx, data, f.Versions)
-	}
+	// check runs the fix loop too (each finding's outcome is what fix
+	// does); the output is used only when fixing.
+	res, err := opts.Engine.FixIncremental(ctx, data, f.Versions, nil, opts.Incremental)
 	if err != nil {
 		f.Err = &FileError{path, err}
 		return f

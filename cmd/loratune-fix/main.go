@@ -112,5 +112,6 @@ use_cache and torch.compile. It shows a diff first and writes only with --write.
 	root.AddCommand(newFixCmd(), newCheckCmd(), newRulesCmd(), newDemoCmd())
 	root.AddCommand(newReviewCmd())
 	root.AddCommand(newMigrateCmd())
+	root.AddCommand(newServerCmd())
 	return root
 }

@@ -1,0 +1,145 @@
+package lsp
+
+import (
+	"fmt"
+	"sort"
+	"unicode/utf8"
+)
+
+// lines indexes a text's line starts, to turn byte offsets into the
+// protocol's positions (UTF-16 code units) and back.
+type lines struct {
+	text   []byte
+	starts []int
+}
+
+func newLines(text []byte) *lines {
+	l := &lines{text: text, starts: []int{0}}
+	for i, b := range text {
+		if b == '\n' {
+			l.starts = append(l.starts, i+1)
+		}
+	}
+	return l
+}
+
+// position is the protocol position of byte offset at (clamped to the text).
+func (l *lines) position(at int) Position {
+	at = max(0, min(at, len(l.text)))
+	line := sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > at }) - 1
+	col := 0
+	for _, r := range string(l.text[l.starts[line]:at]) {
+		col += utf16Len(r)
+	}
+	return Position{Line: line, Character: col}
+}
+
+// offset is the byte offset of p; a character past the line's end is its
+// end, a line past the text's end is the text's end.
+func (l *lines) offset(p Position) (int, error) {
+	if p.Line < 0 || p.Character < 0 {
+		return 0, fmt.Errorf("negative position %d:%d", p.Line, p.Character)
+	}
+	if p.Line >= len(l.starts) {
+		return len(l.text), nil
+	}
+	at := l.starts[p.Line]
+	end := len(l.text)
+	if p.Line+1 < len(l.starts) {
+		end = l.starts[p.Line+1] - 1 // the newline
+	}
+	for col := 0; at < end && col < p.Character; {
+		r, n := utf8.DecodeRune(l.text[at:end])
+		col += utf16Len(r)
+		at += n
+	}
+	return at, nil
+}
+
+func (l *lines) rangeOf(start, end int) Range {
+	return Range{Start: l.position(start), End: l.position(end)}
+}
+
+func utf16Len(r rune) int {
+	if r >= 0x10000 {
+		return 2
+	}
+	return 1
+}
+
+// applyChanges applies a didChange's events in order to text.
+func applyChanges(text []byte, changes []TextDocumentContentChangeEvent) ([]byte, error) {
+	for _, c := range changes {
+		if c.Range == nil {
+			text = []byte(c.Text)
+			continue
+		}
+		l := newLines(text)
+		start, err := l.offset(c.Range.Start)
+		if err != nil {
+			return nil, err
+		}
+		end, err := l.offset(c.Range.End)
+		if err != nil {
+			return nil, err
+		}
+		if end < start {
+			return nil, fmt.Errorf("range ends before it starts")
+		}
+		out := make([]byte, 0, len(text)-(end-start)+len(c.Text))
+		out = append(append(append(out, text[:start]...), c.Text...), text[end:]...)
+		text = out
+	}
+	return text, nil
+}
+
+// minimalEdit is one edit that turns old into text: the part between
+// their common prefix and suffix, so that an editor keeps the cursor and
+// folds of the lines a fix leaves alone.
+func minimalEdit(old, text []byte) TextEdit {
+	p := 0
+	for p < len(old) && p < len(text) && old[p] == text[p] {
+		p++
+	}
+	// Keep whole UTF-8 characters on both sides of the edit.
+	for p > 0 && !utf8.RuneStart(old[p]) && p < len(old) {
+		p--
+	}
+	s := 0
+	for s < len(old)-p && s < len(text)-p && old[len(old)-1-s] == text[len(text)-1-s] {
+		s++
+	}
+	for s > 0 && len(old)-s < len(old) && !utf8.RuneStart(old[len(old)-s]) {
+		s--
+	}
+	l := newLines(old)
+	return TextEdit{Range: l.rangeOf(p, len(old)-s), NewText: string(text[p : len(text)-s])}
+}
+
+// change is the one changed region between two texts: their common
+// prefix and suffix.
+type change struct{ prefix, oldEnd, delta int }
+
+func changeOf(old, text []byte) change {
+	p := 0
+	for p < len(old) && p < len(text) && old[p] == text[p] {
+		p++
+	}
+	s := 0
+	for s < len(old)-p && s < len(text)-p && old[len(old)-1-s] == text[len(text)-1-s] {
+		s++
+	}
+	return change{prefix: p, oldEnd: len(old) - s, delta: len(text) - len(old)}
+}
+
+// shift moves byte offset at of the old text to where it lies in the new
+// one; ok is false for an offset strictly inside the changed region.
+func (c change) shift(at int) (int, bool) {
+	switch {
+	case at <= c.prefix:
+		return at, true
+	case at >= c.oldEnd:
+		return at + c.delta, true
+	}
+	return 0, false
+}
