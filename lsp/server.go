@@ -51,10 +51,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	s := &server{opts: opts, docs: map[string]*doc{}, cells: map[string]*doc{}, exited: make(chan struct{})}
 	s.ctx, s.stop = context.WithCancel(ctx)
 	defer s.stop()
-	handler, cancel := jsonrpc2.CancelHandler(s.handle)
-	s.cancelRequest = cancel
 	s.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rwc), jsonrpc2.WithCodec(codec{}), jsonrpc2.WithPreempter(s))
-	s.conn.Go(s.ctx, handler)
+	s.conn.Go(s.ctx, s.handle)
 	select {
 	case <-s.conn.Done():
 	case <-s.exited:
@@ -88,7 +86,12 @@ type server struct {
 	conn          jsonrpc2.Conn
 	ctx           context.Context // cancelled on exit: stops every analysis
 	stop          context.CancelFunc
-	cancelRequest func(jsonrpc2.ID)
+	// inflight cancels the requests under way by id. (jsonrpc2's own
+	// CancelHandler wraps the pooled request context in a
+	// context.WithCancel whose watcher goroutine may read the context
+	// after it is recycled: a panic seen in this package's tests.)
+	inflightMu sync.Mutex
+	inflight   map[jsonrpc2.ID]context.CancelFunc
 	exited        chan struct{}
 	exitOnce      sync.Once
 
@@ -144,6 +147,33 @@ func (s *server) Preempt(ctx context.Context, req *jsonrpc2.Request) (any, error
 	return struct{}{}, nil
 }
 
+func (s *server) cancelRequest(id jsonrpc2.ID) {
+	s.inflightMu.Lock()
+	cancel := s.inflight[id]
+	s.inflightMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// track gives a request its own context, cancelled by $/cancelRequest, and
+// its release.
+func (s *server) track(id jsonrpc2.ID) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.inflightMu.Lock()
+	if s.inflight == nil {
+		s.inflight = map[jsonrpc2.ID]context.CancelFunc{}
+	}
+	s.inflight[id] = cancel
+	s.inflightMu.Unlock()
+	return ctx, func() {
+		s.inflightMu.Lock()
+		delete(s.inflight, id)
+		s.inflightMu.Unlock()
+		cancel()
+	}
+}
+
 func rpcError(code int, format string, a ...any) error {
 	return jsonrpc2.NewError(jsonrpc2.Code(code), fmt.Sprintf(format, a...))
 }
@@ -196,13 +226,15 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		return nil, rpcError(codeInvalidRequest, "%s after shutdown", method)
 	}
 	params := append(json.RawMessage(nil), req.Params()...) // the request's bytes die with the loop's next read
+	rctx, done := s.track(req.ID())
+	defer done()
 	switch method {
 	case "textDocument/codeAction":
 		var p CodeActionParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, jsonrpc2.ErrInvalidParams
 		}
-		d, a, err := s.current(ctx, p.TextDocument.URI)
+		d, a, err := s.current(ctx, rctx, p.TextDocument.URI)
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +244,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, jsonrpc2.ErrInvalidParams
 		}
-		_, a, err := s.current(ctx, p.TextDocument.URI)
+		_, a, err := s.current(ctx, rctx, p.TextDocument.URI)
 		if err != nil {
 			return nil, err
 		}
@@ -361,7 +393,9 @@ func (s *server) tell(msg string) {
 // current is the analysis of the document's text as it is now, waiting
 // for it when one is under way. A document that is not open is an error
 // (RequestFailed); a cancelled request answers RequestCancelled.
-func (s *server) current(ctx context.Context, uri string) (*doc, *analysis, error) {
+// reqCtx is the connection's request context (for Async); ctx is the
+// request's own, which $/cancelRequest cancels.
+func (s *server) current(reqCtx, ctx context.Context, uri string) (*doc, *analysis, error) {
 	s.mu.Lock()
 	d := s.lookup(uri)
 	if d == nil {
@@ -373,7 +407,7 @@ func (s *server) current(ctx context.Context, uri string) (*doc, *analysis, erro
 	if a != nil {
 		return d, a, nil
 	}
-	jsonrpc2.Async(ctx) // let changes and cancellations in while this waits
+	jsonrpc2.Async(reqCtx) // let changes and cancellations in while this waits
 	for {
 		select {
 		case <-ready:

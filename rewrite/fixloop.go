@@ -31,7 +31,7 @@ func (e *Engine) fix(ctx context.Context, text []byte, vs Versions, frozen []Spa
 	cur := body
 	choice := NewFixChoice(e.opts.UnsafeFixes)
 	settled, frozen0 := false, frozen
-	var tree *parsed   // the parse of cur; nil: runOnce parses it
+	var tree *parsed // the parse of cur; nil: runOnce parses it
 	if in != nil {
 		if err := stopped(ctx); err != nil {
 			return nil, err
