@@ -228,3 +228,12 @@ func demo(t testing.TB) string {
 }
 
 func fileURI(path string) string { return "file://" + filepath.ToSlash(path) }
+
+// forget drops what was published for uris, so that wait sees the next.
+func (c *client) forget(uris ...string) {
+	c.mu.Lock()
+	for _, u := range uris {
+		delete(c.diags, u)
+	}
+	c.mu.Unlock()
+}

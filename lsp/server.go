@@ -82,18 +82,18 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 }
 
 type server struct {
-	opts          Options
-	conn          jsonrpc2.Conn
-	ctx           context.Context // cancelled on exit: stops every analysis
-	stop          context.CancelFunc
+	opts Options
+	conn jsonrpc2.Conn
+	ctx  context.Context // cancelled on exit: stops every analysis
+	stop context.CancelFunc
 	// inflight cancels the requests under way by id. (jsonrpc2's own
 	// CancelHandler wraps the pooled request context in a
 	// context.WithCancel whose watcher goroutine may read the context
 	// after it is recycled: a panic seen in this package's tests.)
 	inflightMu sync.Mutex
 	inflight   map[jsonrpc2.ID]context.CancelFunc
-	exited        chan struct{}
-	exitOnce      sync.Once
+	exited     chan struct{}
+	exitOnce   sync.Once
 
 	mu              sync.Mutex
 	initialized     bool
