@@ -57,7 +57,8 @@ func need(t *testing.T, what string, ok bool) {
 	t.Skipf("%s is missing; .ci/run installs it", what)
 }
 
-// workdir is a folder with the three documents the clients open.
+// workdir is a folder with the three documents the clients open, and
+// their configuration.
 func workdir(t *testing.T) string {
 	dir := t.TempDir()
 	for from, to := range map[string]string{
@@ -70,6 +71,16 @@ func workdir(t *testing.T) string {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The configuration the command reads for these files: a pyproject
+	// that ignores LTF006, a pin beside them.
+	for name, text := range map[string]string{
+		"pyproject.toml":   "[tool.loratune-fix]\nignore = [\"LTF006\"]\n",
+		"requirements.txt": "transformers==4.46.0\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -177,9 +177,6 @@ func (s *server) work(d *doc) {
 		close(d.ready)
 		s.mu.Unlock()
 		s.publish(a)
-		if a.err != nil && !errors.As(a.err, new(*rewrite.SyntaxError)) {
-			s.log(2, "loratune-fix: "+a.err.Error())
-		}
 	}
 }
 
@@ -197,9 +194,9 @@ func (s *server) analyse(ctx context.Context, d *doc, snap *snapshot, good *anal
 	base, err := s.opts.For(snap.path)
 	if err != nil {
 		s.tell("loratune-fix: " + err.Error())
-		a := &analysis{gen: snap.gen, version: snap.version, err: err, files: map[string]*target{}}
+		a := &analysis{gen: snap.gen, version: snap.version, err: err}
 		for _, t := range snapshotTargets(d.uri, snap) {
-			a.files[t.uri] = t
+			a.add(t)
 		}
 		return a
 	}
@@ -212,6 +209,11 @@ func (s *server) analyse(ctx context.Context, d *doc, snap *snapshot, good *anal
 	}
 	if ctx.Err() != nil {
 		return nil
+	}
+	if f.Err != nil && !errors.As(f.Err, new(*rewrite.SyntaxError)) {
+		// A syntax error mid-typing is the editor's to show; anything
+		// else (a parse past --parse-timeout, a binary file) goes to the log.
+		s.log(2, "loratune-fix: "+f.Err.Error())
 	}
 	return build(d.uri, snap, f, good)
 }

@@ -67,7 +67,16 @@ func (ty *typist) edit(i int) {
 // publishDiagnostics, as a client sees it: p50, p99 and max, and the CPU
 // the process spent per edit (user + system), which a loaded machine
 // does not inflate as it does the wall time.
-func BenchmarkDidChangeToDiagnostics(b *testing.B) {
+func BenchmarkDidChangeToDiagnostics(b *testing.B) { benchDidChange(b) }
+
+// The same with every text parsed from scratch, for the ratio.
+func BenchmarkDidChangeToDiagnosticsFullParse(b *testing.B) {
+	fullParse = true
+	defer func() { fullParse = false }()
+	benchDidChange(b)
+}
+
+func benchDidChange(b *testing.B) {
 	text := bigScript(b)
 	c := newClient(b, testOptions(b))
 	uri := fileURI(filepath.Join(b.TempDir(), "train.py"))

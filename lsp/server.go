@@ -450,5 +450,12 @@ func isNotebookPath(path string) bool { return strings.HasSuffix(path, ".ipynb")
 func engineOptions(base *runner.Options, inc *rewrite.Incremental) *runner.Options {
 	o := *base
 	o.Fix, o.Write, o.Incremental = true, false, inc
+	if fullParse {
+		o.Incremental = nil
+	}
 	return &o
 }
+
+// fullParse parses every text from scratch: the peer of the incremental
+// parse in BenchmarkDidChangeToDiagnosticsFullParse.
+var fullParse = false

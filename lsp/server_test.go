@@ -212,3 +212,24 @@ func mustEngine(t testing.TB) *rewrite.Engine {
 	}
 	return o.Engine
 }
+
+// A configuration that cannot be read (a typo in pyproject.toml) is shown
+// once, and the document gets no findings rather than wrong ones.
+func TestConfigurationErrorIsShown(t *testing.T) {
+	opts := testOptions(t)
+	opts.For = func(string) (*runner.Options, error) {
+		return nil, errors.New(`pyproject.toml: [tool.loratune-fix]: unknown key "selct"`)
+	}
+	c := newClient(t, opts)
+	uri := fileURI(filepath.Join(t.TempDir(), "train.py"))
+	c.open(uri, "python", demo(t))
+	if ds := c.wait(uri, 1); len(ds) != 0 {
+		t.Errorf("findings without a configuration: %s", codes(ds))
+	}
+	c.mu.Lock()
+	logs := strings.Join(c.logs, "\n")
+	c.mu.Unlock()
+	if !strings.Contains(logs, `unknown key "selct"`) {
+		t.Errorf("the error was not shown: %q", logs)
+	}
+}

@@ -35,6 +35,10 @@ var mayImport = map[string][]string{
 	"gitcmd":     {},
 	"rewrite":    {"finding", "version", "queries", "syntree", "treewalk", "signatures", "semantic"},
 	"launch":     {"finding", "version", "queries", "treewalk", "syntree", "signatures", "semantic", "rewrite"},
+	"runner":     {"finding", "version", "queries", "treewalk", "syntree", "signatures", "semantic", "rewrite", "launch", "notebook", "pins", "config"},
+	// The language server sits where the runner does: it runs the runner
+	// per document, and the command hands it the configuration.
+	"lsp": {"finding", "version", "queries", "treewalk", "syntree", "signatures", "semantic", "rewrite", "launch", "notebook", "pins", "config", "report", "runner"},
 
 	// The tests' check of requests against GitHub's OpenAPI description.
 	"githubapi/githubtest": {},

@@ -3,7 +3,8 @@
 // notebook (LSP 3.17 notebook documents) and a LLaMA-Factory YAML config.
 // Diagnostics must arrive, and a code action applied must remove its
 // finding. Usage: node client.cjs BINARY WORKDIR (WORKDIR holds
-// train.py, llama_finetune.ipynb and lora_sft.yaml). Exit 0 when all hold.
+// train.py, llama_finetune.ipynb, lora_sft.yaml, and a pyproject.toml that
+// ignores LTF006 and a requirements.txt). Exit 0 when all hold.
 'use strict';
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -75,6 +76,10 @@ async function python() {
   const text = fs.readFileSync(file, 'utf8');
   conn.sendNotification(P.DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'python', version: 1, text } });
   const ds = await diagnostics(uri, 1);
+  // The configuration beside the script: pyproject.toml ignores LTF006,
+  // requirements.txt pins transformers.
+  if (ds.some((x) => x.code === 'LTF006')) fail(`LTF006 despite pyproject.toml's ignore: ${codes(ds)}`);
+  if (!only(ds, 'LTF005').message.includes('requirements.txt')) fail(`LTF005 does not name the pin: ${only(ds, 'LTF005').message}`);
   const d = only(ds, 'LTF002');
   if (!d.codeDescription || !d.codeDescription.href.endsWith('docs/rules.md#ltf002')) fail(`LTF002's link: ${JSON.stringify(d)}`);
   if (d.severity !== P.DiagnosticSeverity.Error || !d.data || d.data.fix !== 'safe') fail(`LTF002: ${JSON.stringify(d)}`);
