@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
@@ -189,8 +190,21 @@ func isClosed(c chan struct{}) bool {
 	}
 }
 
-// analyse runs the engine over a snapshot: nil when ctx stopped it.
-func (s *server) analyse(ctx context.Context, d *doc, snap *snapshot, good *analysis) *analysis {
+// analyse runs the engine over a snapshot: nil when ctx stopped it. A
+// panic in the engine is this document's error, not the session's end.
+func (s *server) analyse(ctx context.Context, d *doc, snap *snapshot, good *analysis) (a *analysis) {
+	defer func() {
+		if r := recover(); r != nil {
+			buf := make([]byte, 4096)
+			buf = buf[:runtime.Stack(buf, false)]
+			s.log(1, fmt.Sprintf("loratune-fix: internal error on %s: %v\n%s", snap.path, r, buf))
+			d.inc.Close() // the kept parse may be what broke
+			a = &analysis{gen: snap.gen, version: snap.version, err: fmt.Errorf("internal error: %v", r)}
+			for _, t := range snapshotTargets(d.uri, snap) {
+				a.add(t)
+			}
+		}
+	}()
 	base, err := s.opts.For(snap.path)
 	if err != nil {
 		s.tell("loratune-fix: " + err.Error())

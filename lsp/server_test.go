@@ -233,3 +233,35 @@ func TestConfigurationErrorIsShown(t *testing.T) {
 		t.Errorf("the error was not shown: %q", logs)
 	}
 }
+
+// A panic while analysing one text is logged and that text gets no
+// findings; the session goes on, and the next text is analysed.
+func TestPanicInAnalysisIsNotTheEnd(t *testing.T) {
+	opts := testOptions(t)
+	base := opts.For
+	first := true
+	opts.For = func(path string) (*runner.Options, error) {
+		if first {
+			first = false
+			panic("a bug")
+		}
+		return base(path)
+	}
+	c := newClient(t, opts)
+	uri := fileURI(filepath.Join(t.TempDir(), "train.py"))
+	text := demo(t)
+	c.open(uri, "python", text)
+	if ds := c.wait(uri, 1); len(ds) != 0 {
+		t.Errorf("findings from a panicked analysis: %s", codes(ds))
+	}
+	c.changeAll(uri, 2, text+"\n")
+	if ds := c.wait(uri, 2); len(ds) == 0 {
+		t.Errorf("no findings after the panic")
+	}
+	c.mu.Lock()
+	logs := strings.Join(c.logs, "\n")
+	c.mu.Unlock()
+	if !strings.Contains(logs, "internal error on") || !strings.Contains(logs, "a bug") {
+		t.Errorf("the panic was not logged: %q", logs)
+	}
+}
