@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 
 	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
@@ -27,6 +28,9 @@ type doc struct {
 	kick   chan struct{} // wakes the worker
 	closed chan struct{}
 	cancel context.CancelFunc // stops the analysis under way
+	// publishing orders the worker's last publish before the close's
+	// empty one: a closed document's findings do not come back.
+	publishing sync.Mutex
 
 	inc rewrite.Incremental // the kept parse, for the worker only
 }
@@ -93,13 +97,19 @@ func (s *server) reanalyseAll() {
 func (s *server) close(uri string) {
 	s.mu.Lock()
 	d := s.docs[uri]
+	var targets []string
+	if d != nil {
+		targets = d.targets() // the cells as they are now
+	}
 	s.closeLocked(uri)
 	s.mu.Unlock()
 	if d != nil {
 		// An editor keeps a closed file's diagnostics unless told.
-		for _, t := range d.targets() {
+		d.publishing.Lock()
+		for _, t := range targets {
 			s.conn.Notify(s.ctx, "textDocument/publishDiagnostics", PublishDiagnosticsParams{URI: t, Diagnostics: []Diagnostic{}})
 		}
+		d.publishing.Unlock()
 	}
 }
 
@@ -177,7 +187,11 @@ func (s *server) work(d *doc) {
 		}
 		close(d.ready)
 		s.mu.Unlock()
-		s.publish(a)
+		d.publishing.Lock()
+		if !isClosed(d.closed) {
+			s.publish(a)
+		}
+		d.publishing.Unlock()
 	}
 }
 

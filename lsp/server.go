@@ -362,7 +362,11 @@ func pathOf(uri string) (string, error) {
 		return "", err
 	}
 	if u.Scheme == "file" {
-		return filepath.FromSlash(u.Path), nil
+		p := u.Path
+		if runtime.GOOS == "windows" && len(p) > 2 && p[0] == '/' && p[2] == ':' {
+			p = p[1:] // file:///C:/x is C:\x
+		}
+		return filepath.FromSlash(p), nil
 	}
 	name := filepath.Base(u.Path)
 	if name == "." || name == "/" || name == "" {

@@ -193,15 +193,27 @@ func TestLaunchConfig(t *testing.T) {
 		t.Fatalf("codes %s", got)
 	}
 	d := find(t, ds, "LTF002")
+	var fixed, silenced string
 	for _, a := range c.actions(uri, d.Range, "quickfix") {
-		if len(a.Diagnostics) == 1 && a.Diagnostics[0].Code == "LTF002" && !strings.Contains(a.Title, "suppress") {
-			if got := apply(t, string(data), a.Edit, uri); !strings.Contains(got, "flash_attn: disabled") {
-				t.Errorf("the fix gave:\n%s", got)
-			}
-			return
+		switch {
+		case len(a.Diagnostics) != 1 || a.Diagnostics[0].Code != "LTF002":
+		case strings.Contains(a.Title, "suppress"):
+			silenced = apply(t, string(data), a.Edit, uri)
+		default:
+			fixed = apply(t, string(data), a.Edit, uri)
 		}
 	}
-	t.Fatalf("no fix for LTF002")
+	if !strings.Contains(fixed, "flash_attn: disabled") {
+		t.Errorf("the fix gave:\n%s", fixed)
+	}
+	// A YAML comment silences it as in a script.
+	if !strings.Contains(silenced, "flash_attn: auto  # noqa: LTF002\n") {
+		t.Fatalf("suppress gave:\n%s", silenced)
+	}
+	c.changeAll(uri, 2, silenced)
+	if got := codes(c.wait(uri, 2)); got != "LTF001,LTF009" {
+		t.Errorf("after the noqa: %s", got)
+	}
 }
 
 func mustEngine(t testing.TB) *rewrite.Engine {

@@ -48,6 +48,9 @@ func (l *lines) offset(p Position) (int, error) {
 	if p.Line+1 < len(l.starts) {
 		end = l.starts[p.Line+1] - 1 // the newline
 	}
+	if end > at && l.text[end-1] == '\r' {
+		end-- // a line ends before its \r\n, as editors count
+	}
 	for col := 0; at < end && col < p.Character; {
 		r, n := utf8.DecodeRune(l.text[at:end])
 		col += utf16Len(r)
@@ -95,25 +98,29 @@ func applyChanges(text []byte, changes []TextDocumentContentChangeEvent) ([]byte
 
 // minimalEdit is one edit that turns old into text: the part between
 // their common prefix and suffix, so that an editor keeps the cursor and
-// folds of the lines a fix leaves alone.
+// folds of the lines a fix leaves alone. Its ends fall between whole
+// UTF-8 characters of both texts.
 func minimalEdit(old, text []byte) TextEdit {
-	p := 0
-	for p < len(old) && p < len(text) && old[p] == text[p] {
-		p++
-	}
-	// Keep whole UTF-8 characters on both sides of the edit.
-	for p > 0 && !utf8.RuneStart(old[p]) && p < len(old) {
+	c := changeOf(old, text)
+	p, oldEnd := c.prefix, c.oldEnd
+	cont := func(b []byte, i int) bool { return i < len(b) && !utf8.RuneStart(b[i]) }
+	for p > 0 && (cont(old, p) || cont(text, p)) {
 		p--
 	}
-	s := 0
-	for s < len(old)-p && s < len(text)-p && old[len(old)-1-s] == text[len(text)-1-s] {
-		s++
+	for oldEnd < len(old) && cont(old, oldEnd) {
+		oldEnd++ // the suffixes are equal bytes: one check serves both texts
 	}
-	for s > 0 && len(old)-s < len(old) && !utf8.RuneStart(old[len(old)-s]) {
-		s--
+	// Nor inside a \r\n, which editors do not split.
+	if p > 0 && old[p-1] == '\r' && (p < len(old) && old[p] == '\n' || p < len(text) && text[p] == '\n') {
+		p--
 	}
+	if oldEnd > 0 && oldEnd < len(old) && old[oldEnd-1] == '\r' && old[oldEnd] == '\n' {
+		oldEnd++
+	}
+	oldEnd = max(oldEnd, p)
+	newEnd := oldEnd + c.delta
 	l := newLines(old)
-	return TextEdit{Range: l.rangeOf(p, len(old)-s), NewText: string(text[p : len(text)-s])}
+	return TextEdit{Range: l.rangeOf(p, oldEnd), NewText: string(text[p:newEnd])}
 }
 
 // change is the one changed region between two texts: their common
