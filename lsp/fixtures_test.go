@@ -15,22 +15,7 @@ import (
 func TestAgreesWithTheGoldenCases(t *testing.T) {
 	c := newClient(t, testOptions(t))
 	langs := map[string]string{".py": "python", ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".sh": "shellscript"}
-	var inputs []string
-	filepath.WalkDir("../fixtures", func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || langs[filepath.Ext(path)] == "" || strings.Contains(path, "/testdata/") {
-			return nil
-		}
-		if _, err := os.Stat(path + ".findings"); err != nil {
-			return nil
-		}
-		for _, opt := range []string{path + ".options", filepath.Join(filepath.Dir(path), "options")} {
-			if _, err := os.Stat(opt); err == nil {
-				return nil
-			}
-		}
-		inputs = append(inputs, path)
-		return nil
-	})
+	inputs := goldenCases(func(ext string) bool { return langs[ext] != "" })
 	if len(inputs) < 100 {
 		t.Fatalf("%d cases found", len(inputs))
 	}
@@ -85,13 +70,89 @@ func expected(t *testing.T, path string) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(string(data), "\n") {
+		cell := ""
+		if rest, ok := strings.CutPrefix(line, "cell "); ok {
+			n, pos, _ := strings.Cut(rest, ":")
+			cell, line = "cell "+n+":", pos
+		}
 		f := strings.Fields(line)
 		if len(f) < 2 || strings.HasPrefix(line, " ") {
 			continue
 		}
 		start, _, _ := strings.Cut(f[0], "-")
-		out = append(out, start+" "+f[1])
+		out = append(out, cell+start+" "+f[1])
 	}
 	sort.Strings(out)
 	return out
+}
+
+// The same for the notebooks, opened as notebook documents: each
+// finding on its cell, and each cell's fix all gives the golden cell.
+func TestAgreesWithTheGoldenNotebooks(t *testing.T) {
+	c := newClient(t, testOptions(t))
+	inputs := goldenCases(func(ext string) bool { return ext == ".ipynb" })
+	if len(inputs) < 8 {
+		t.Fatalf("%d notebooks", len(inputs))
+	}
+	for _, in := range inputs {
+		abs, _ := filepath.Abs(in)
+		nbURI := fileURI(abs)
+		doc, items := nbCells(t, in, nbURI)
+		c.notify("notebookDocument/didOpen", DidOpenNotebookDocumentParams{NotebookDocument: doc, CellTextDocuments: items})
+		var got []string
+		golden := map[int]string{} // cell number: its text after fix all
+		for i, it := range items {
+			for _, d := range c.wait(it.URI, 1) {
+				got = append(got, "cell "+itoa(i+1)+":"+at(d.Range.Start.Line+1, d.Range.Start.Character+1)+" "+d.Code)
+			}
+			if all := c.actions(it.URI, Range{}, KindFixAll); len(all) == 1 {
+				golden[i+1] = apply(t, it.Text, all[0].Edit, it.URI)
+			}
+		}
+		sort.Strings(got)
+		want := expected(t, in+".findings")
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s:\nserver: %v\ncheck:  %v", in, got, want)
+		}
+		if _, err := os.Stat(in + ".golden"); err != nil {
+			if len(golden) > 0 {
+				t.Errorf("%s: fix all where the notebook is left alone", in)
+			}
+		} else {
+			_, fixed := nbCells(t, in+".golden", nbURI)
+			for i, it := range items {
+				after, ok := golden[i+1]
+				if !ok {
+					after = it.Text
+				}
+				if after != fixed[i].Text {
+					t.Errorf("%s cell %d: fix all gives\n%s\nwant\n%s", in, i+1, after, fixed[i].Text)
+				}
+			}
+		}
+		c.notify("notebookDocument/didClose", DidCloseNotebookDocumentParams{NotebookDocument: TextDocumentIdentifier{URI: nbURI}})
+	}
+	t.Logf("%d notebooks", len(inputs))
+}
+
+// goldenCases are the inputs under fixtures/ of the kinds wanted that
+// have findings and run with the default options (no .options file).
+func goldenCases(kind func(ext string) bool) []string {
+	var inputs []string
+	filepath.WalkDir("../fixtures", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !kind(filepath.Ext(path)) || strings.Contains(path, "/testdata/") {
+			return nil
+		}
+		if _, err := os.Stat(path + ".findings"); err != nil {
+			return nil
+		}
+		for _, opt := range []string{path + ".options", filepath.Join(filepath.Dir(path), "options")} {
+			if _, err := os.Stat(opt); err == nil {
+				return nil
+			}
+		}
+		inputs = append(inputs, path)
+		return nil
+	})
+	return inputs
 }
