@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -89,6 +90,9 @@ func newServerSettings(rf *ruleFlags) (*serverSettings, error) {
 	if _, err := rewrite.New(base); err != nil {
 		return nil, err
 	}
+	if rf.lineLength < 0 {
+		return nil, fmt.Errorf("--line-length %d: want a positive number", rf.lineLength)
+	}
 	ss := &serverSettings{rf: rf, base: base}
 	ss.Reset()
 	return ss, nil
@@ -133,7 +137,11 @@ func (ss *serverSettings) For(path string) (*runner.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &runner.Options{Engine: eng, Versions: ss.finder.For, LineLength: ss.finder.LineLength, EngineFor: perFileEngines(ro, cfg)}
+	lineLength := ss.finder.LineLength
+	if n := ss.rf.lineLength; n > 0 {
+		lineLength = func(string) int { return n }
+	}
+	o := &runner.Options{Engine: eng, Versions: ss.finder.For, LineLength: lineLength, EngineFor: perFileEngines(ro, cfg)}
 	ss.byFile[key] = o
 	return o, nil
 }
