@@ -33,7 +33,7 @@ type Options struct {
 	Engine *rewrite.Engine
 	// Fix computes fixed text; Write also writes it.
 	Fix, Write bool
-	// Jobs is the number of workers (0: the number of CPUs).
+	// Jobs is the number of workers (0: DefaultJobs).
 	Jobs int
 	// Versions finds the pins that govern a file (nil: none known).
 	Versions func(path string) version.Versions
@@ -57,6 +57,11 @@ type Options struct {
 	// it): a parse takes memory in proportion to its file.
 	parseGate *byteGate
 }
+
+// DefaultJobs is the number of workers of a run without Jobs: GOMAXPROCS,
+// which is the number of CPUs the process may use (its affinity, and the
+// CPU limit of its container), or what the user set it to.
+func DefaultJobs() int { return runtime.GOMAXPROCS(0) }
 
 // FileError names the file in a one-line message.
 type FileError struct {
@@ -293,7 +298,7 @@ func Run(ctx context.Context, opts *Options, files []string, emit func(*finding.
 func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*finding.FileResult)) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = runtime.NumCPU()
+		jobs = DefaultJobs()
 	}
 	gated := *opts
 	gated.parseGate = newByteGate(ParseBudget)

@@ -50,7 +50,7 @@ func (r *ruleFlags) register(cmd *cobra.Command, skip ...string) {
 	fs.StringVar(&r.target, "target", "", "library versions to assume, e.g. transformers=5.17,trl=0.27 (override the pins found)")
 	fs.StringVar(&r.stdinName, "stdin-filename", "", "the name to report for source read from - (stdin); alone, without PATH, it reads stdin")
 	fs.IntVar(&r.lineLength, "line-length", 0, "the formatter's line length that fixes keep within (default: the project's ruff or black setting, else 88)")
-	fs.IntVarP(&r.jobs, "jobs", "j", 0, "parallel workers (default: the number of CPUs)")
+	fs.IntVarP(&r.jobs, "jobs", "j", 0, "parallel workers (default: the CPUs this process may use, or GOMAXPROCS where set)")
 	fs.Int64Var(&r.maxFileSize, "max-file-size", runner.DefaultMaxFileSize, "skip files larger than this many bytes")
 	fs.DurationVar(&r.parseTimeout, "parse-timeout", 10*time.Second, "give up on a file whose parse and analysis take longer")
 	fs.VisitAll(func(f *pflag.Flag) {
