@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# bench/run.sh: loratune-fix against the peers of ../shared/peers (issue 17),
-# on the peers' corpus and with their rules, on this machine, in one run:
+# bench/run.sh [compare|scaling]: loratune-fix against the peers of
+# ../shared/peers (issues 17 and 27), on the peers' corpus and with their
+# rules, on this machine, in one run.
+#
+# compare (the default), issue 17:
 #   (a) 500 training scripts (the peers' needles), fixed in place on a fresh
 #       copy each run: `fix --write` against ast-grep `scan -U` with the
 #       alias-aware rules (all 500 right), the same plus a re-parse of every
@@ -18,6 +21,16 @@
 #       and venv folders renamed: loratune-fix skips them by default, which
 #       would hide most files), `check` against `rg -l` of the trigger words;
 #   (c) peak memory of `check` on the haystack and on 10 copies of it.
+#
+# scaling, issue 27: COPIES (default 10) copies of the needles (5,000
+# scripts), `fix --write -q -j N` against ast-grep alias-aware `scan -j N
+# -U`, each held by taskset to the first N of this process's CPUs, N = 1,
+# 2, 4, 8, 16 where there are that many. A fresh copy each run. Before the
+# timed runs, one run of each tool is checked by verify.py, every copy
+# (parse, sites left per rule); every timed run's outputs must then be
+# byte for byte those (a mismatch stops the bench). Prints the scaling
+# table: wall, speed-up from 1 CPU, CPU time against 1 CPU, peak RSS.
+#
 # Runs are interleaved (run 1 of every command, then run 2, ...), so that
 # a machine whose speed drifts slows every tool alike; each figure is the
 # median of RUNS runs (default 3): wall seconds, CPU seconds (user+sys of
@@ -35,6 +48,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 RUNS=${RUNS:-3}
+MODE=${1:-compare}
+case $MODE in compare | scaling) ;; *) echo "usage: bench/run.sh [compare|scaling]" >&2; exit 2 ;; esac
 PEERS=$(cd "${PEERS:-$repo/../shared/peers}" && pwd)
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
@@ -44,7 +59,9 @@ mkdir -p "$RES"
 SG=${AST_GREP:-$(command -v ast-grep || echo /opt/ast-grep/node_modules/.bin/ast-grep)}
 RG=${RG:-rg}
 PY=${PYTHON:-python3}
-for tool in "$RG" "$PY" "$SG" taskset; do
+tools=("$PY" "$SG" taskset)
+[ "$MODE" = scaling ] || tools+=("$RG")
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "bench: $tool not found (see the set-up above)" >&2; exit 2; }
 done
 LTF=${LORATUNE_FIX:-}
@@ -60,7 +77,7 @@ TRIGGERS=(-e from_pretrained -e from_config -e device_map -e pad_token -e compil
 
 {
   echo "machine: $(nproc) CPUs of $(grep -c ^processor /proc/cpuinfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GB; $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "tools: loratune-fix ${LTF_VERSION:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "(no git)")}, $("$RG" --version | head -1), ast-grep $("$SG" --version | awk '{print $2}'), $("$PY" --version)"
+  echo "tools: loratune-fix ${LTF_VERSION:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "(no git)")}, $("$RG" --version 2>/dev/null | head -1 || echo "no rg"), ast-grep $("$SG" --version | awk '{print $2}'), $("$PY" --version)"
 } | tee "$RES/env.txt" >&2
 
 # The corpus, built by the peers' script (outside any git work tree).
@@ -68,12 +85,12 @@ CORPUS=${CORPUS:-$WORK/corpus}
 [ -d "$CORPUS/needles" ] || PYTHON=$PY "$PEERS/make-corpus.sh" "$CORPUS" >"$RES/make-corpus.txt" 2>&1
 NEEDLES=$CORPUS/needles
 HAY=$WORK/haystack
-if [ ! -d "$HAY" ]; then
+if [ "$MODE" = compare ] && [ ! -d "$HAY" ]; then
   mkdir -p "$HAY"
   (cd "$CORPUS/haystack" && find . -name '*.py' -type f -print0 |
     tar --null -T - --transform 's,\(^\|/\)\(site-packages\|\.\?venv\)\(/\|$\),\1\2_renamed\3,g' -cf - | tar -xf - -C "$HAY")
 fi
-echo "corpus: $(find "$NEEDLES" -name '*.py' | wc -l) needles; haystack $(find "$HAY" -name '*.py' | wc -l) files, $(du -sm "$HAY" | cut -f1) MB" | tee -a "$RES/env.txt" >&2
+[ "$MODE" = scaling ] || echo "corpus: $(find "$NEEDLES" -name '*.py' | wc -l) needles; haystack $(find "$HAY" -name '*.py' | wc -l) files, $(du -sm "$HAY" | cut -f1) MB" | tee -a "$RES/env.txt" >&2
 
 # timed NAME RUN CMD...: one run; appends "name run wall cpu rss_mb rc" to
 # times.txt.
@@ -91,6 +108,91 @@ timed() {
   local name=$1 run=$2; shift 2
   "$PY" "$WORK/timeit.py" "$name" "$run" "$RES/stderr-$name-$run.txt" "$@" | tee -a "$RES/times.txt" >&2
 }
+if [ "$MODE" = scaling ]; then
+  COPIES=${COPIES:-10}
+  BASE=$WORK/scaling-base
+  rm -rf "$BASE" && mkdir -p "$BASE"
+  for i in $(seq 0 $((COPIES - 1))); do cp -a "$NEEDLES" "$BASE/c$i"; done
+  echo "corpus: $COPIES copies of the $(find "$NEEDLES" -name '*.py' | wc -l) needles, $(find "$BASE" -name '*.py' | wc -l) scripts" | tee -a "$RES/env.txt" >&2
+  # The CPUs each count is held to: the first N this process may use.
+  mapfile -t ALLOWED < <("$PY" -c 'import os; print(*sorted(os.sched_getaffinity(0)), sep="\n")')
+  COUNTS=()
+  for n in 1 2 4 8 16; do [ "$n" -le "${#ALLOWED[@]}" ] && COUNTS+=("$n"); done
+  cpus() { local IFS=,; echo "${ALLOWED[*]:0:$1}"; }
+  SCOPY=$WORK/scaling-copy
+  sums() { (cd "$SCOPY" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+  # reference TOOL CMD...: one untimed run, every copy checked by verify.py;
+  # its outputs are the ones every timed run of TOOL must give.
+  reference() {
+    local tool=$1; shift
+    rm -rf "$SCOPY" && cp -a "$BASE" "$SCOPY"
+    "$@" "$SCOPY" >/dev/null 2>"$RES/stderr-reference-$tool.txt" || [ $? = 1 ]
+    for i in $(seq 0 $((COPIES - 1))); do
+      rm -rf "$WORK/one" && mkdir -p "$WORK/one" && ln -s "$SCOPY/c$i" "$WORK/one/needles"
+      "$PY" "$PEERS/corpus-tools/verify.py" --corpus "$CORPUS" --out "$WORK/one" --parts needles --name "$tool c$i" --json "$RES/verify-$tool-c$i.json" | tee -a "$RES/verify.txt" >&2
+    done
+    if grep "^$tool c" "$RES/verify.txt" | grep -v " 0 broken" >&2; then
+      echo "bench: $tool broke a file (verify.txt)" >&2
+      exit 1
+    fi
+    sums >"$RES/sums-$tool.txt"
+  }
+  # scaled TOOL N CMD...: a timed run held to N CPUs on a fresh copy,
+  # checked against the reference outputs.
+  scaled() {
+    local tool=$1 n=$2 run=$3; shift 3
+    rm -rf "$SCOPY" && cp -a "$BASE" "$SCOPY" && sync
+    timed "$tool-$n" "$run" taskset -c "$(cpus "$n")" "$@" "$SCOPY"
+    local err=$RES/stderr-$tool-$n-$run.txt
+    grep -v '^fixed ' "$err" >"$err.tmp" || true # one line a file written
+    mv "$err.tmp" "$err"
+    case $(tail -n 1 "$RES/times.txt" | awk '{print $6}') in 0 | 1) ;; *) echo "bench: $tool-$n run $run failed ($err)" >&2; exit 1 ;; esac
+    if ! sums | cmp -s - "$RES/sums-$tool.txt"; then
+      echo "bench: $tool-$n run $run: outputs differ from the verified ones" >&2
+      sums | diff "$RES/sums-$tool.txt" - | head >&2
+      exit 1
+    fi
+  }
+  reference ltf "$LTF" fix --write -q
+  reference sg "$SG" scan -c "$ALIAS" -U
+  for run in $(seq "$RUNS"); do
+    for n in "${COUNTS[@]}"; do
+      scaled ltf "$n" "$run" "$LTF" fix --write -q -j "$n"
+      scaled sg "$n" "$run" "$SG" scan -j "$n" -c "$ALIAS" -U
+    done
+  done
+  awk -v counts="${COUNTS[*]}" -v runs="$RUNS" -v scripts="$(find "$BASE" -name '*.py' | wc -l)" '
+function median(name, col,   n, i, j, v, t) {
+  n = 0
+  for (i = 1; i <= NR; i++) if (nm[i] == name) v[++n] = val[i, col]
+  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+  return n % 2 ? v[(n + 1) / 2] : n ? (v[n / 2] + v[n / 2 + 1]) / 2 : 0
+}
+{ nm[NR] = $1; val[NR, 3] = $3; val[NR, 4] = $4; val[NR, 5] = $5 }
+END {
+  k = split(counts, c, " ")
+  printf "%d scripts, medians of %d runs; ast-grep alias-aware scan -U, -j N\n\n", scripts, runs
+  printf "| CPUs | loratune-fix wall | ast-grep wall | ratio | speed-up from 1 CPU (ours / ast-grep) | CPU time against 1 CPU (ours / ast-grep) | CPU s (ours / ast-grep) | peak RSS MB (ours / ast-grep) |\n"
+  printf "| ---: | ---: | ---: | ---: | --- | --- | --- | --- |\n"
+  for (i = 1; i <= k; i++) {
+    n = c[i]
+    W[n] = median("ltf-" n, 3); C[n] = median("ltf-" n, 4); M[n] = median("ltf-" n, 5)
+    SW[n] = median("sg-" n, 3); SC[n] = median("sg-" n, 4); SM[n] = median("sg-" n, 5)
+    printf "| %d | %.2f s | %.2f s | %.2fx | %.2fx / %.2fx | %.2fx / %.2fx | %.2f / %.2f | %d / %d |\n", n, W[n], SW[n], W[n] / SW[n], W[1] / W[n], SW[1] / SW[n], C[n] / C[1], SC[n] / SC[1], C[n], SC[n], M[n], SM[n]
+  }
+  top = c[k]
+  printf "\n| target (issue 27) | measured | |\n| --- | --- | --- |\n"
+  if (2 in W) printf "| 1 -> 2 CPUs speed-up >= 1.8x and >= ast-grep'"'"'s | %.2fx (ast-grep %.2fx) | %s |\n", W[1] / W[2], SW[1] / SW[2], ((W[1] / W[2] >= 1.8 && W[1] / W[2] >= SW[1] / SW[2]) ? "met" : "not met")
+  if (top >= 16) {
+    printf "| %d CPUs: wall <= 0.7x ast-grep -j %d | %.2fx | %s |\n", top, top, W[top] / SW[top], (W[top] / SW[top] <= 0.7 ? "met" : "not met")
+    printf "| %d CPUs: speed-up from 1 CPU >= 10x | %.2fx | %s |\n", top, W[1] / W[top], (W[1] / W[top] >= 10 ? "met" : "not met")
+    printf "| %d CPUs: CPU time <= 1.3x that at 1 CPU | %.2fx | %s |\n", top, C[top] / C[1], (C[top] / C[1] <= 1.3 ? "met" : "not met")
+    printf "| %d workers: peak memory <= 150 MB | %d MB | %s |\n", top, M[top], (M[top] <= 150 ? "met" : "not met")
+  }
+}' "$RES/times.txt" | tee "$RES/table.md"
+  exit 0
+fi
+
 # fresh NAME RUN CMD...: the same on a fresh copy of the needles ($COPY),
 # then verify.py on the result.
 COPY=$WORK/copy
@@ -136,7 +238,7 @@ function median(name, col,   n, i, j, v, t) {
   n = 0
   for (i = 1; i <= NR; i++) if (nm[i] == name) v[++n] = val[i, col]
   for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-  return n ? v[int((n + 1) / 2)] : 0
+  return n % 2 ? v[(n + 1) / 2] : n ? (v[n / 2] + v[n / 2 + 1]) / 2 : 0
 }
 { nm[NR] = $1; val[NR, 3] = $3; val[NR, 4] = $4; val[NR, 5] = $5 }
 END {
