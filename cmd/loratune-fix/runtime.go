@@ -30,9 +30,13 @@ import (
 // 2 MB a worker, 15.4-16.6 CPU s, 1.17-1.23 s, 97-98 MB peak RSS (1 MB a
 // worker: 30-32, 1.18-1.37 s, 84-88 MB; 4 MB: 8, 1.26-1.31 s, 133 MB;
 // GOGC=400: 1.19-1.40 s, 137-146 MB); -j 8: 217 against 23 collections,
-// 3.07 against 2.10 s. (bench/results-2026-12-02-h200-scaling/)
+// 3.07 against 2.10 s (bench/results-2026-12-02-h200-scaling/; those
+// runs had a gcBase of 16 MB). 12 MB keeps check on 10 copies of the
+// haystack within a fifth of its memory on one (-j 2: +10-13%, 16 MB
+// +17-24%, main +8-10%); a run of one worker then collects 54 times on
+// the 5,000 scripts instead of 39, each in about a millisecond.
 const (
-	gcBase      = 16 << 20
+	gcBase      = 12 << 20
 	gcPerWorker = 2 << 20
 )
 
