@@ -77,7 +77,7 @@ TRIGGERS=(-e from_pretrained -e from_config -e device_map -e pad_token -e compil
 
 {
   echo "machine: $(nproc) CPUs of $(grep -c ^processor /proc/cpuinfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GB; $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "tools: loratune-fix ${LTF_VERSION:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "(no git)")}, $("$RG" --version 2>/dev/null | head -1 || echo "no rg"), ast-grep $("$SG" --version | awk '{print $2}'), $("$PY" --version)"
+  echo "tools: loratune-fix ${LTF_VERSION:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "(no git)")}, $("$RG" --version 2>/dev/null | sed -n 1p || echo "no rg"), ast-grep $("$SG" --version | awk '{print $2}'), $("$PY" --version)"
 } | tee "$RES/env.txt" >&2
 
 # The corpus, built by the peers' script (outside any git work tree).
@@ -126,7 +126,8 @@ if [ "$MODE" = scaling ]; then
   reference() {
     local tool=$1; shift
     rm -rf "$SCOPY" && cp -a "$BASE" "$SCOPY"
-    "$@" "$SCOPY" >/dev/null 2>"$RES/stderr-reference-$tool.txt" || [ $? = 1 ]
+    "$@" "$SCOPY" >/dev/null 2>"$WORK/stderr" || [ $? = 1 ]
+    grep -v '^fixed ' "$WORK/stderr" >"$RES/stderr-reference-$tool.txt" || true
     for i in $(seq 0 $((COPIES - 1))); do
       rm -rf "$WORK/one" && mkdir -p "$WORK/one" && ln -s "$SCOPY/c$i" "$WORK/one/needles"
       "$PY" "$PEERS/corpus-tools/verify.py" --corpus "$CORPUS" --out "$WORK/one" --parts needles --name "$tool c$i" --json "$RES/verify-$tool-c$i.json" | tee -a "$RES/verify.txt" >&2
