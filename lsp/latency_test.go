@@ -117,10 +117,13 @@ func cpuTime() time.Duration {
 // after a collection, and the process's resident size (tree-sitter's
 // trees are C memory), sampled after a warm-up and at the end.
 func TestMemoryFlatOverManyEdits(t *testing.T) {
-	edits := 1000
 	if testing.Short() {
-		edits = 200
+		// -short runs under the race detector in CI, whose shadow memory
+		// and a baseline taken after 40 edits make the heap figure noise;
+		// the full run measures 1,000 edits.
+		t.Skip("memory over a long session is measured by the full run")
 	}
+	edits := 1000
 	text := bigScript(t)
 	c := newClient(t, testOptions(t))
 	uri := fileURI(filepath.Join(t.TempDir(), "train.py"))
