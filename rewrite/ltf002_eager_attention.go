@@ -210,6 +210,10 @@ func noAttnKeyword(tv Version) string {
 	switch {
 	case tv.Below(4, 36):
 		return tv.Describe("transformers") + " has no attn_implementation"
+	case tv.Known && tv.MayBeBelow(4, 36):
+		// A range whose lower bound predates the keyword: a TypeError at
+		// load wherever that bound is what gets installed.
+		return tv.Describe("transformers") + " admits releases before 4.36, which have no attn_implementation"
 	case tv.Unreadable():
 		return tv.Describe("transformers") + ": it may be older than 4.36, which has no attn_implementation"
 	}

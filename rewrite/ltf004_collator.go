@@ -71,7 +71,7 @@ func padCollator(p *Pass) padCollatorUse {
 				continue
 			}
 			switch tv := p.Versions.TRL; {
-			case tv.Below(0, 17):
+			case tv.Known && tv.MayBeBelow(0, 17): // a range reaching below 0.17 may mask by id
 				byID = fmt.Sprintf("TRL's SFT collator before 0.17 (%s)", tv.Describe("trl"))
 			case tv.Known:
 				byPos = fmt.Sprintf("TRL's SFT collator (%s)", tv.Describe("trl"))
