@@ -36,6 +36,10 @@ func importPlace(f *Facts, line string) (Edit, bool) {
 			for at > 0 && strings.HasPrefix(strings.TrimSpace(string(src.Text[src.LineStart(at-1):at])), "#") {
 				at = src.LineStart(at - 1)
 			}
+			if at == 0 {
+				// The comments open the file: its header stays first.
+				at = src.LineStart(start(st))
+			}
 			return Edit{Start: at, End: at, NewText: line + src.EOL}, true
 		}
 		return insertAfter(src, b[len(b)-1], []string{line})
