@@ -175,6 +175,12 @@ func (p *Pass) Report(f Finding) {
 			}
 		}
 		if why != "" {
+			if f.Fix == nil && f.Severity == SeverityWarning && !p.Facts.undecidedAt(f.Start, f.End) {
+				// Advice the tool will never act on here (a full fine-tune, a
+				// file with no adapter): a note. A load the flow cannot
+				// follow keeps its warning: it may be an adapter's.
+				f.Severity = SeverityInfo
+			}
 			Withhold(&f, why)
 		}
 	}

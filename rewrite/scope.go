@@ -105,6 +105,17 @@ func (f *Facts) trainerTrainsAdapter(c *Call) bool {
 	return v != nil && v.Type() != "none"
 }
 
+// undecidedAt reports a finding on a load whose use the flow cannot tell
+// (shared by training and other callers, or passed where it cannot see).
+func (f *Facts) undecidedAt(start, end int) bool {
+	for _, l := range f.ModelLoads() {
+		if l.Undecided() && int(l.Node.StartByte()) <= start && end <= int(l.Node.EndByte()) {
+			return true
+		}
+	}
+	return false
+}
+
 // loadAt is the training load whose call holds [start, end), or nil.
 func (f *Facts) loadAt(start, end int) *Load {
 	for _, l := range f.ModelLoads() {
