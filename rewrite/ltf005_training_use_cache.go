@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loratune/loratune-fix/semantic"
+	"github.com/loratune/loratune-fix/syntree"
 )
 
 var trainingUseCache = &Rule{
@@ -212,6 +213,9 @@ func (f *Facts) holdsModel(l *Load, obj string, a *Assign) bool {
 		if fn := f.localFunc(d.Value); fn != nil && fn == l.Func {
 			return true // model = build(...), the function that loads it
 		}
+		if f.adaptsStoredModel(d.Value, l) {
+			return true // model = get_peft_model(self.base_model, ...), self.base_model = model where it loads
+		}
 	}
 	return false
 }
@@ -244,6 +248,26 @@ func (f *Facts) trainedBefore(obj string, a *Assign) bool {
 	for _, c := range f.Calls {
 		if c.Func == a.Func && c.Method == "train" && c.Node.EndByte() <= a.Node.StartByte() &&
 			(c.Object() == obj || strings.Contains(strings.ToLower(c.Object()), "trainer")) {
+			return true
+		}
+	}
+	return false
+}
+
+// adaptsStoredModel reports an adapter call on an attribute that the
+// load's function set from the loaded model (self.base_model = model).
+func (f *Facts) adaptsStoredModel(v *syntree.Node, l *Load) bool {
+	c := f.callAt(v)
+	if c == nil || !c.Is(semantic.AdapterWrap) && !c.Is(semantic.AdapterCheckpoint) && !c.Is(semantic.KbitPrepare) {
+		return false
+	}
+	arg := firstArg(c.Args, "model", f.Src.Text)
+	if arg == nil || arg.Type() != "attribute" {
+		return false
+	}
+	stored := compact(arg.Content(f.Src.Text))
+	for _, a := range f.Assigns {
+		if a.Func == l.Func && a.Text == stored && compact(a.Value.Content(f.Src.Text)) == l.Target {
 			return true
 		}
 	}
