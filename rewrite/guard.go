@@ -293,19 +293,11 @@ func sharedLoop(n *syntree.Node, offset int) bool {
 // have no more of them than its input: no name the fixes made possibly
 // unbound, or possibly a string where an attribute is read.
 func UnsafeReads(text []byte) (map[string]int, error) {
-	tree, err := parse(text, 0)
+	f, done, err := wholeText(text)
 	if err != nil {
 		return nil, err
 	}
-	defer tree.Close()
-	q, err := loadQueries()
-	if err != nil {
-		return nil, err
-	}
-	src := NewSource(text)
-	pt := goTree(tree)
-	src.root = pt.Root()
-	f := buildFacts(src, pt, q)
+	defer done()
 	out := map[string]int{}
 	var walk func(n *syntree.Node)
 	walk = func(n *syntree.Node) {
@@ -396,4 +388,22 @@ func (f *Facts) padSetAfter(tok *syntree.Node, offset int) *syntree.Node {
 		}
 	}
 	return nil
+}
+
+// wholeText parses text and builds its file model, for the checks over a
+// whole text (UnsafeReads, KeywordUses); done releases the parse.
+func wholeText(text []byte) (f *Facts, done func(), err error) {
+	tree, err := parse(text, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	q, err := loadQueries()
+	if err != nil {
+		tree.Close()
+		return nil, nil, err
+	}
+	src := NewSource(text)
+	pt := goTree(tree)
+	src.root = pt.Root()
+	return buildFacts(src, pt, q), func() { tree.Close() }, nil
 }

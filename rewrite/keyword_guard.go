@@ -156,19 +156,11 @@ func checkedClass(kw *syntree.Node, text []byte, resolve func(string) string) st
 // keyword guard checks of a fix's lines. A test compares a fixed output
 // with its input: every keyword the fixes added is taken at the pins.
 func KeywordUses(text []byte) (map[string]int, error) {
-	tree, err := parse(text, 0)
+	f, done, err := wholeText(text)
 	if err != nil {
 		return nil, err
 	}
-	defer tree.Close()
-	q, err := loadQueries()
-	if err != nil {
-		return nil, err
-	}
-	src := NewSource(text)
-	pt := goTree(tree)
-	src.root = pt.Root()
-	f := buildFacts(src, pt, q)
+	defer done()
 	out := map[string]int{}
 	for _, kw := range keywordsIn(f.Root, 0, len(text)) {
 		if class := checkedClass(kw, text, f.Resolve); class != "" {
