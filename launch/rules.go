@@ -298,7 +298,7 @@ func (p *pass) fp16OnBF16Native(m *mapping, modelKey string) {
 	}
 	model, _ := m.get(modelKey)
 	id, ok := model.scalar(text)
-	if !ok || !rewrite.BF16Native(id.text) {
+	if !ok || !semantic.BF16Native(id.text) {
 		return
 	}
 	start, end := pairSpan(fp16)

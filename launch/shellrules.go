@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // flagTrue reports a bare switch (--use_peft) or one given a true value.
@@ -461,7 +462,7 @@ func (p *pass) llamaFactoryOverrides(c *command) {
 func (p *pass) shellFP16(c *command) {
 	f := getFlag(c.flags, "fp16")
 	model := getFlag(c.flags, "model_name_or_path")
-	if f == nil || !flagTrue(f) || model == nil || model.value == nil || !model.value.known || !rewrite.BF16Native(model.value.text) {
+	if f == nil || !flagTrue(f) || model == nil || model.value == nil || !model.value.known || !semantic.BF16Native(model.value.text) {
 		return
 	}
 	fd := rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f),

@@ -2,7 +2,6 @@ package rewrite
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -32,15 +31,6 @@ func (f *Facts) unslothLoad(l *Load) bool {
 	return false
 }
 
-// qwen1ID is a first-generation Qwen id (Qwen/Qwen-7B, Qwen-14B-Chat,
-// Qwen-1_8B): "Qwen-" then the size. Qwen1.5, Qwen2 and later spell no
-// hyphen after the name and run on transformers' own code.
-var qwen1ID = regexp.MustCompile(`(?i)(^|/)qwen-`)
-
-// chatglmID: ChatGLM2/3 checkpoints, whose remote code computes attention
-// itself.
-var chatglmID = regexp.MustCompile(`(?i)(^|/)chatglm`)
-
 // remoteCodeID is the id of a load through remote code
 // (trust_remote_code=True): the literal id, or the default of the option
 // that names it, or "".
@@ -58,7 +48,7 @@ func (f *Facts) remoteCodeID(l *Load) string {
 // qwen1RemoteCode reports a Qwen-1 load through its remote code, which
 // chooses its own attention (use_flash_attn in its config), ignores
 // attn_implementation, and picks bf16 itself unless config.fp32 is set.
-func (f *Facts) qwen1RemoteCode(l *Load) bool { return qwen1ID.MatchString(f.remoteCodeID(l)) }
+func (f *Facts) qwen1RemoteCode(l *Load) bool { return semantic.Qwen1(f.remoteCodeID(l)) }
 
 // ignoresAttention says why a loader ignores attn_implementation, or "".
 func (f *Facts) ignoresAttention(l *Load) string {
@@ -71,7 +61,7 @@ func (f *Facts) ignoresAttention(l *Load) string {
 		return fmt.Sprintf("unsloth's %s drops attn_implementation and picks its own attention kernels", l.Dotted)
 	case f.qwen1RemoteCode(l):
 		return fmt.Sprintf("%s runs its own remote code (trust_remote_code=True), which ignores attn_implementation and chooses its attention through use_flash_attn in its config", id)
-	case chatglmID.MatchString(f.remoteCodeID(l)):
+	case semantic.ChatGLM(f.remoteCodeID(l)):
 		return fmt.Sprintf("%s runs its own remote code (trust_remote_code=True), which computes attention itself and ignores attn_implementation (before transformers 4.36 the keyword is a TypeError)", id)
 	}
 	return ""

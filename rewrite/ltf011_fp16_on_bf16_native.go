@@ -64,17 +64,6 @@ overflow with it: train in fp32 there.
 	Run: runFP16OnBF16Native,
 }
 
-// bf16NativeID: model ids of families trained in bf16 (Qwen2/2.5/3,
-// Gemma-2/3/4; gemma-2b is the first Gemma).
-var bf16NativeID = regexp.MustCompile(`(?i)qwen[-_]?(2|3)([^0-9]|$)|gemma[-_]?[234]([^0-9b.]|$)`)
-
-// BF16Native reports a model id of a family trained in bf16 (Qwen2/2.5/3,
-// Gemma-2/3/4), whose activations overflow fp16: LTF011 in launch configs.
-func BF16Native(id string) bool { return bf16NativeID.MatchString(id) }
-
-// bf16NativeClass: their classes (Qwen2ForCausalLM, Gemma3ForConditionalGeneration...).
-var bf16NativeClass = regexp.MustCompile(`^(Qwen[23]|Gemma[234])`)
-
 // bf16NativeModel names the model the file trains when it is of a family
 // trained in bf16, or "": a load by class or model id, a model built from
 // a config of such a family (AutoModelForCausalLM.from_config(cfg) with
@@ -83,10 +72,10 @@ var bf16NativeClass = regexp.MustCompile(`^(Qwen[23]|Gemma[234])`)
 func bf16NativeModel(p *Pass) string {
 	f := p.Facts
 	for _, l := range f.TrainingLoads() {
-		if class := loadClass(l); bf16NativeClass.MatchString(class) {
+		if class := loadClass(l); semantic.BF16NativeClass(class) {
 			return class
 		}
-		if l.IDKnown && bf16NativeID.MatchString(l.ModelID) {
+		if l.IDKnown && semantic.BF16Native(l.ModelID) {
 			return l.ModelID
 		}
 		if l.Method == "from_config" {
@@ -97,14 +86,14 @@ func bf16NativeModel(p *Pass) string {
 	}
 	if f.HasTraining() {
 		for _, c := range f.Calls {
-			if bf16NativeClass.MatchString(c.Method) && semantic.ModelClass(c.Method) && strings.HasPrefix(c.Qual, "transformers.") && !(c.Func.Inference && !c.Func.Training) {
+			if semantic.BF16NativeClass(c.Method) && semantic.ModelClass(c.Method) && strings.HasPrefix(c.Qual, "transformers.") && !(c.Func.Inference && !c.Func.Training) {
 				return c.Method + "(config)"
 			}
 		}
 	}
 	name := ""
 	trlStringModels(p, func(t *trlLoad) {
-		if name == "" && bf16NativeID.MatchString(t.modelID) {
+		if name == "" && semantic.BF16Native(t.modelID) {
 			name = t.modelID
 		}
 	})
@@ -138,7 +127,7 @@ func bf16NativeConfig(f *Facts, n *syntree.Node) string {
 			switch {
 			case bf16NativeConfigClass.MatchString(cls):
 				name = cls
-			case known && strings.HasSuffix(cls, "Config") && bf16NativeID.MatchString(id):
+			case known && strings.HasSuffix(cls, "Config") && semantic.BF16Native(id):
 				name = id
 			default:
 				return ""

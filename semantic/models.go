@@ -153,3 +153,35 @@ func CheckpointDtype(id string) string {
 	}
 	return ""
 }
+
+var (
+	// bf16NativeID: ids of families trained in bf16 (Qwen2/2.5/3,
+	// Gemma-2/3/4; gemma-2b is the first Gemma), whose activations pass
+	// fp16's range.
+	bf16NativeID = regexp.MustCompile(`(?i)qwen[-_]?(2|3)([^0-9]|$)|gemma[-_]?[234]([^0-9b.]|$)`)
+	// bf16NativeClass: their classes (Qwen2ForCausalLM, Gemma3ForConditionalGeneration...).
+	bf16NativeClass = regexp.MustCompile(`^(Qwen[23]|Gemma[234])`)
+	// qwen1ID: a first-generation Qwen id (Qwen/Qwen-7B, Qwen-14B-Chat,
+	// Qwen-1_8B): "Qwen-" then the size. Qwen1.5 and later spell no hyphen
+	// after the name and run on transformers' own code.
+	qwen1ID = regexp.MustCompile(`(?i)(^|/)qwen-`)
+	// chatglmID: ChatGLM2/3 checkpoints, whose remote code computes
+	// attention itself.
+	chatglmID = regexp.MustCompile(`(?i)(^|/)chatglm`)
+)
+
+// BF16Native reports a model id of a family trained in bf16 (Qwen2/2.5/3,
+// Gemma-2/3/4): fp16 overflows in its activations.
+func BF16Native(id string) bool { return bf16NativeID.MatchString(id) }
+
+// BF16NativeClass reports a class of such a family (Qwen2ForCausalLM,
+// Gemma3ForConditionalGeneration, Qwen2Config).
+func BF16NativeClass(class string) bool { return bf16NativeClass.MatchString(class) }
+
+// Qwen1 reports a first-generation Qwen id, whose remote code picks its
+// attention and (unless config.fp32 and kin are set) bf16 itself.
+func Qwen1(id string) bool { return qwen1ID.MatchString(id) }
+
+// ChatGLM reports a ChatGLM2/3 id, whose remote code computes attention
+// itself and ignores attn_implementation.
+func ChatGLM(id string) bool { return chatglmID.MatchString(id) }

@@ -127,3 +127,23 @@ func TestParamsAndCheckpointDtype(t *testing.T) {
 		}
 	}
 }
+
+func TestFamilies(t *testing.T) {
+	for id, want := range map[string][3]bool{ // BF16Native, Qwen1, ChatGLM
+		"Qwen/Qwen2.5-7B-Instruct": {true, false, false},
+		"Qwen/Qwen3-8B":            {true, false, false},
+		"google/gemma-2-9b":        {true, false, false},
+		"google/gemma-2b":          {false, false, false}, // the first Gemma
+		"Qwen/Qwen-7B":             {false, true, false},
+		"Qwen/Qwen1.5-7B":          {false, false, false},
+		"THUDM/chatglm2-6b":        {false, false, true},
+		"meta-llama/Llama-3.1-8B":  {false, false, false},
+	} {
+		if got := [3]bool{BF16Native(id), Qwen1(id), ChatGLM(id)}; got != want {
+			t.Errorf("%s: BF16Native, Qwen1, ChatGLM = %v, want %v", id, got, want)
+		}
+	}
+	if !BF16NativeClass("Qwen2ForCausalLM") || !BF16NativeClass("Gemma3ForConditionalGeneration") || BF16NativeClass("LlamaForCausalLM") {
+		t.Error("BF16NativeClass")
+	}
+}
