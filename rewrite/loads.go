@@ -335,13 +335,6 @@ func (f *Facts) statementIn(n *syntree.Node, fn *Func) *syntree.Node {
 	return nil
 }
 
-// torchName renders torch.<attr> with the file's alias for torch, adding
-// the import when the file lacks it.
-func (f *Facts) torchName(attr string) (string, []Edit) {
-	local, edits := ensureImport(f, "torch")
-	return local + "." + attr, edits
-}
-
 // auxName: a model named as one a trainer keeps frozen, or an embedding model.
 var auxName = regexp.MustCompile(`(?i)(^|[._])(ref|reference|reward|teacher|embed\w*|judge)(_?model)?$`)
 

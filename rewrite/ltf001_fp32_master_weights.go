@@ -184,7 +184,7 @@ func missingDtype(p *Pass, l *Load) {
 		return
 	}
 	kw := f.dtypeKeyword(tv)
-	name, imp := f.torchName("float32")
+	name, imp := torchName(f, "float32")
 	add := listAddition(p.Src, l.Args, kw+"="+name)
 	fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 		Message: fmt.Sprintf("training load without a dtype loads the checkpoint's dtype%s under transformers >= 5 (assumed: %s); load float32 masters, %s; %s",
@@ -222,7 +222,7 @@ func lowDtype(p *Pass, l *Load, kw string, v *syntree.Node) {
 			Message: fmt.Sprintf("%s comes from %s, decided at run time: make sure the training load gets torch.float32 (bf16/fp16 weights make training pure low precision)", kw, f.runtimeSource(v, l.Func))})
 		return
 	}
-	name, imp := f.torchName("float32")
+	name, imp := torchName(f, "float32")
 	if quote, ok := stringDtypes(low, text); ok {
 		// A string stays a string: "float32" needs no import, and the
 		// transformers that took "bfloat16" takes it.

@@ -179,7 +179,7 @@ func runFP16OnBF16Native(p *Pass) {
 			if v == nil || asksHardware(v, text) || !alwaysFloat16(f, v) {
 				continue
 			}
-			guard, edits := f.torchName("cuda.is_bf16_supported")
+			guard, edits := torchName(f, "cuda.is_bf16_supported")
 			bf16 := strings.TrimSuffix(guard, "cuda.is_bf16_supported") + "bfloat16"
 			if _, isStr := StringValue(v, text); isStr {
 				bf16 = strings.Replace(v.Content(text), "float16", "bfloat16", 1) // the script's quotes
@@ -195,7 +195,7 @@ func runFP16OnBF16Native(p *Pass) {
 // bf16GuardFix turns fp16=True (kw) into the hardware guard, giving an
 // existing bf16= keyword the other half of it.
 func bf16GuardFix(p *Pass, c *Call, kw *syntree.Node) *Fix {
-	guard, edits := p.Facts.torchName("cuda.is_bf16_supported")
+	guard, edits := torchName(p.Facts, "cuda.is_bf16_supported")
 	v := kw.ChildByFieldName("value")
 	if bf := KeywordValue(c.Args, "bf16", p.Src.Text); bf != nil {
 		edits = append(edits, Edit{Start: start(bf), End: end(bf), NewText: guard + "()"},

@@ -285,6 +285,13 @@ func ensureImport(f *Facts, module string) (string, []Edit) {
 	return module, []Edit{addImport(f, "import "+module)}
 }
 
+// torchName renders torch.<attr> with the file's alias for torch, adding
+// the import when the file lacks it.
+func torchName(f *Facts, attr string) (string, []Edit) {
+	local, edits := ensureImport(f, "torch")
+	return local + "." + attr, edits
+}
+
 // ensureFromImport returns the name under which the file can call
 // module.name (its own import, an alias of the module, or a new
 // from-import) and, when the import is missing, the edit that adds it:
