@@ -59,6 +59,10 @@ func (n *Node) Type() string { return n.t.lang.symbols[n.symbol] }
 func (n *Node) StartByte() uint32 { return n.start }
 func (n *Node) EndByte() uint32   { return n.end }
 
+// Start and End are StartByte and EndByte as ints, for slicing a source.
+func (n *Node) Start() int { return int(n.start) }
+func (n *Node) End() int   { return int(n.end) }
+
 // StartPoint is the row and byte column where the node starts. (The end's
 // is not kept: a walk of the tree spent a tenth of its time on it, and
 // the text tells whether a node spans lines.)
