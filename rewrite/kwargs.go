@@ -48,7 +48,7 @@ func (f *Facts) readDict(splat *syntree.Node, call *Call, kw *kwargs) bool {
 		return false // built differently on different paths
 	}
 	def := f.assignOf(r.Defs[0], name)
-	if def == nil || !dictEntries(def.Value, text, kw.entries) {
+	if def == nil || !dictLiteral(def.Value, text, kw.entries, f.privateDict(kw.entries, 0)) {
 		return false
 	}
 	defBlock := Statement(def.Node).Parent()
@@ -94,15 +94,52 @@ func (f *Facts) readDict(splat *syntree.Node, call *Call, kw *kwargs) bool {
 	return true
 }
 
+// privateDict reads the **other inside a dict literal ({**base, "k": v})
+// into entries through other's own literal, when that splat is other's
+// only use (so an edit of one of its entries changes nothing else) and
+// other is bound once before it.
+func (f *Facts) privateDict(entries map[string]*syntree.Node, depth int) func(*syntree.Node) bool {
+	text := f.Src.Text
+	return func(expr *syntree.Node) bool {
+		if depth > 3 || expr.Type() != "identifier" {
+			return false
+		}
+		name := expr.Content(text)
+		if len(identifiers(f.Root, name, text)) != 2 {
+			return false // read or written elsewhere
+		}
+		r := f.ReachingAt(expr)
+		if len(r.Defs) != 1 || r.MaybeUnbound {
+			return false
+		}
+		def := f.assignOf(r.Defs[0], name)
+		return def != nil && dictLiteral(def.Value, text, entries, f.privateDict(entries, depth+1))
+	}
+}
+
 // dictEntries reads {"k": v, ...} or dict(k=v, ...) into entries; false for
 // anything else, or a dict with **other or a computed key inside.
 func dictEntries(n *syntree.Node, text []byte, entries map[string]*syntree.Node) bool {
+	return dictLiteral(n, text, entries, nil)
+}
+
+// dictLiteral is dictEntries with a reader for **other inside the dict
+// (nil: such a dict is not read). Entries are read in order, so a key
+// written after **other overrides other's.
+func dictLiteral(n *syntree.Node, text []byte, entries map[string]*syntree.Node, splat func(expr *syntree.Node) bool) bool {
+	readSplat := func(a *syntree.Node) bool {
+		return splat != nil && a.NamedChildCount() == 1 && splat(a.NamedChild(0))
+	}
 	switch n.Type() {
 	case "dictionary":
 		for _, p := range n.NamedChildren() {
 			switch p.Type() {
 			case "comment":
 				continue
+			case "dictionary_splat":
+				if !readSplat(p) {
+					return false
+				}
 			case "pair":
 				key, ok := StringValue(p.ChildByFieldName("key"), text)
 				if !ok {
@@ -119,10 +156,16 @@ func dictEntries(n *syntree.Node, text []byte, entries map[string]*syntree.Node)
 			return false
 		}
 		for _, arg := range realArgs(n.ChildByFieldName("arguments")) {
-			if arg.Type() != "keyword_argument" {
+			switch {
+			case arg.Type() == "dictionary_splat":
+				if !readSplat(arg) {
+					return false
+				}
+			case arg.Type() != "keyword_argument":
 				return false
+			default:
+				entries[arg.ChildByFieldName("name").Content(text)] = arg.ChildByFieldName("value")
 			}
-			entries[arg.ChildByFieldName("name").Content(text)] = arg.ChildByFieldName("value")
 		}
 		return true
 	}

@@ -42,6 +42,9 @@ the keyword get a warning, not the keyword: unsloth's
 FastLanguageModel.from_pretrained (it pops attn_implementation) and Qwen-1's
 remote code (trust_remote_code=True with Qwen/Qwen-7B and its kin); LTF007
 fences cuDNN there.
+A run that never reaches a CUDA GPU (every training-arguments call with
+use_cpu=True or no_cuda=True, or a file that trains through torch_xla on
+a TPU) runs no cuDNN: a note, no edit.
 transformers older than 4.36 has no attn_implementation (a TypeError at
 load), nor may one pinned to a git commit or vendored, whose version cannot
 be read: a warning naming LTF007, no edit; use_flash_attention_2=False is
@@ -73,12 +76,20 @@ func runEagerAttention(p *Pass) {
 	text := p.Src.Text
 	packing := packingInFile(p.Facts)
 	noAttn := noAttnKeyword(p.Versions.Transformers)
+	offGPU := p.Facts.OffGPU()
 	for _, l := range p.Facts.ModelLoads() {
 		if l.Use == NotTraining || !l.Kind.Decoder() {
 			continue // encoders pad on the right: no fully masked row
 		}
 		if kind, _ := p.Facts.gemmaOf(l); kind == gemma2Sure && p.Runs(gemma2EagerAttention.Code) && !p.Facts.unslothLoad(l) {
 			continue // LTF010 gives it eager, with Gemma-2's reasons
+		}
+		if offGPU != "" {
+			if l.Use == Training && l.Arg("attn_implementation", text) == nil {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityInfo,
+					Message: "training runs on " + offGPU + ", where cuDNN never runs: the default attention is left as it is"})
+			}
+			continue
 		}
 		v := l.Arg("attn_implementation", text)
 		if l.Undecided() {

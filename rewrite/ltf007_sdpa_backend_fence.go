@@ -60,8 +60,8 @@ func runSDPABackendFence(p *Pass) {
 		return
 	}
 	loads := f.TrainingLoads()
-	if len(loads) == 0 {
-		return
+	if len(loads) == 0 || f.OffGPU() != "" {
+		return // no cuDNN where training runs off the GPU
 	}
 	eager := 0
 	for _, l := range loads {

@@ -177,7 +177,15 @@ func gemma2At(s []byte) bool {
 	return k == len(s) || !('0' <= s[k] && s[k] <= '9' || s[k] == 'b' || s[k] == 'B' || s[k] == '.')
 }
 
-const gemma2Why = `SDPA drops Gemma-2's attention logit soft-cap (the adapters then learn against other logits) and, on Hopper, picks cuDNN, whose backward gives NaN on left-padded rows`
+// gemma2Why(f) is why SDPA is wrong for a Gemma-2 load of f: the soft-cap
+// always, cuDNN's NaN where training may run on a GPU.
+func gemma2Why(f *Facts) string {
+	why := `SDPA drops Gemma-2's attention logit soft-cap (the adapters then learn against other logits)`
+	if f.OffGPU() != "" {
+		return why
+	}
+	return why + ` and, on Hopper, picks cuDNN, whose backward gives NaN on left-padded rows`
+}
 
 func runGemma2Attention(p *Pass) {
 	f, text := p.Facts, p.Src.Text
@@ -205,12 +213,12 @@ func runGemma2Attention(p *Pass) {
 		}
 		if v == nil {
 			fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-				Message: head + ` with the default SDPA attention: ` + gemma2Why}
+				Message: head + ` with the default SDPA attention: ` + gemma2Why(f)}
 			switch {
 			case kind == gemma2Maybe:
 				fd.Message += `; pass attn_implementation="eager" when the model is Gemma-2 (the tool cannot tell the family of a run-time id exactly)`
 			case l.Undecided():
-				fd.Message = l.UndecidedMessage(`a Gemma-2 model needs attn_implementation="eager" for training (` + gemma2Why + `)`)
+				fd.Message = l.UndecidedMessage(`a Gemma-2 model needs attn_implementation="eager" for training (` + gemma2Why(f) + `)`)
 			case packing:
 				fd.Message += `; packing/padding_free needs flash attention, so eager is not added: use flash_attention_2 with flash-attn 2.6 or later (it applies the cap) or flex_attention`
 			case l.Opaque():
@@ -227,10 +235,10 @@ func runGemma2Attention(p *Pass) {
 		switch {
 		case !known:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf(`%s: attn_implementation comes from %s, decided at run time; "sdpa" there is wrong for Gemma-2: %s; train with "eager" or "flex_attention"`, head, f.runtimeSource(v, l.Func), gemma2Why)})
+				Message: fmt.Sprintf(`%s: attn_implementation comes from %s, decided at run time; "sdpa" there is wrong for Gemma-2: %s; train with "eager" or "flex_attention"`, head, f.runtimeSource(v, l.Func), gemma2Why(f))})
 		case len(sdpa) > 0:
 			fd := Finding{Start: start(v), End: end(v),
-				Message: fmt.Sprintf(`%s with attn_implementation=%s: %s; train with "eager"`, head, v.Content(text), gemma2Why)}
+				Message: fmt.Sprintf(`%s with attn_implementation=%s: %s; train with "eager"`, head, v.Content(text), gemma2Why(f))}
 			if kind == gemma2Sure && !l.Undecided() {
 				fd.Fix = &Fix{Message: `attn_implementation="eager"`, Edits: eagerInPlaceOfSDPA(v, sdpa)}
 			} else {
@@ -293,13 +301,13 @@ func gemma2OldFlashKeyword(p *Pass, old *syntree.Node, head string, sure bool) {
 		fd.Severity = SeverityInfo
 		fd.Message = head + ` with use_flash_attention_2=True: flash attention applies Gemma-2's soft-cap only with flash-attn 2.6 or later; left as it is`
 	case "False":
-		fd.Message = head + ` with use_flash_attention_2=False, the default SDPA attention: ` + gemma2Why + `; train with attn_implementation="eager" in place of the old keyword`
+		fd.Message = head + ` with use_flash_attention_2=False, the default SDPA attention: ` + gemma2Why(p.Facts) + `; train with attn_implementation="eager" in place of the old keyword`
 		if e, ok := eagerInPlaceOf(old, text); ok && sure {
 			fd.Severity = ""
 			fd.Fix = &Fix{Message: `replace use_flash_attention_2=False by attn_implementation="eager"`, Edits: []Edit{e}}
 		}
 	default:
-		fd.Message = head + ` with use_flash_attention_2 decided at run time: False leaves SDPA, which ` + strings.TrimPrefix(gemma2Why, "SDPA ") + `; choose the attention with attn_implementation alone ("eager" for Gemma-2)`
+		fd.Message = head + ` with use_flash_attention_2 decided at run time: False leaves SDPA, which ` + strings.TrimPrefix(gemma2Why(p.Facts), "SDPA ") + `; choose the attention with attn_implementation alone ("eager" for Gemma-2)`
 	}
 	p.Report(fd)
 }
@@ -330,7 +338,7 @@ func trlGemma2Attention(p *Pass, t *trlLoad) {
 		}
 	}
 	fd := Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node),
-		Message: fmt.Sprintf(`TRL loads the Gemma-2 model %s with the default SDPA attention: %s; pass attn_implementation="eager" in model_init_kwargs`, t.modelID, gemma2Why)}
+		Message: fmt.Sprintf(`TRL loads the Gemma-2 model %s with the default SDPA attention: %s; pass attn_implementation="eager" in model_init_kwargs`, t.modelID, gemma2Why(p.Facts))}
 	switch {
 	case t.packing:
 		fd.Severity = SeverityWarning

@@ -11,7 +11,8 @@ import (
 )
 
 // The trained model, by data flow. A load is trained when its value
-// reaches a training sink: get_peft_model(x), prepare_model_for_kbit_training(x),
+// reaches a training sink: get_peft_model(x) (unless what it returns is
+// only saved: an adapter initialisation), prepare_model_for_kbit_training(x),
 // PeftModel.from_pretrained(x, ..., is_trainable=True), the model of a
 // Trainer (model= or the first argument; TRL's trainers and subclasses
 // too), accelerator.prepare(x, ...), an optimizer over x.parameters(),
@@ -98,6 +99,25 @@ func (t *tracer) adapterHit(n *syntree.Node, format string, args ...any) {
 	s := &t.sinks[len(t.sinks)-1]
 	s.adapter = true
 	s.optional = t.f.underRuntimeCondition(n, t.origin)
+}
+
+// onlySaved reports a wrapped model (the value of wrap, an adapter
+// call) that reaches save_pretrained or push_to_hub and nothing else:
+// no training, no path the flow cannot see.
+func (t *tracer) onlySaved(wrap *syntree.Node, rets []*syntree.Node) bool {
+	sub := &tracer{f: t.f, origin: t.origin, seen: map[traceKey]bool{}, depth: t.depth}
+	sub.from(wrap, -1, "", rets)
+	for _, s := range sub.sinks {
+		if s.use != NotTraining || s.at == nil || s.at.Type() != "call" {
+			return false
+		}
+		if m := s.at.ChildByFieldName("function"); m == nil || m.Type() != "attribute" {
+			return false
+		} else if name := m.ChildByFieldName("attribute").Content(t.f.Src.Text); name != "save_pretrained" && name != "push_to_hub" {
+			return false
+		}
+	}
+	return len(sub.sinks) > 0
 }
 
 // from follows the value of n: all of it (index -1, tag ""), element index
@@ -443,7 +463,13 @@ func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, ret
 	first := pos == 0 && kw == "" || kw == "model"
 	switch {
 	case c.Is(semantic.AdapterWrap):
-		if first {
+		switch {
+		case !first:
+		case t.onlySaved(call, rets):
+			// PiSSA/LoftQ/OLoRA initialisation: the adapter is built and
+			// saved here and trained by another script.
+			t.hit(NotTraining, call, "wrapped by %s and only saved (an adapter initialisation; training runs elsewhere)", c.Dotted)
+		default:
 			t.adapterHit(call, "passed to %s", c.Dotted)
 		}
 	case c.Is(semantic.KbitPrepare):
@@ -745,4 +771,34 @@ func (f *Facts) besideLoad(l *Load, toks []*Assign) *Assign {
 		found = tok
 	}
 	return found
+}
+
+// OffGPU says where this file trains when that is never a CUDA GPU, so
+// that cuDNN's attention never runs: "the CPU (use_cpu=True)" when every
+// training-arguments call of the file asks for it, "a TPU (torch_xla)"
+// when the file uses torch_xla; "" otherwise.
+func (f *Facts) OffGPU() string {
+	text := f.Src.Text
+	for _, imp := range f.importStmts {
+		if bytes.Contains(text[imp.Start():imp.End()], []byte("torch_xla")) {
+			return "a TPU (torch_xla)"
+		}
+	}
+	cpu := ""
+	for _, c := range f.Calls {
+		if !c.Is(semantic.TrainingArgs) && !c.Is(semantic.TRLConfig) {
+			continue
+		}
+		on := ""
+		for _, k := range []string{"use_cpu", "no_cuda"} {
+			if v := KeywordValue(c.Args, k, text); v != nil && v.Content(text) == "True" {
+				on = k
+			}
+		}
+		if on == "" {
+			return "" // one of them may run on a GPU
+		}
+		cpu = "the CPU (" + on + "=True)"
+	}
+	return cpu
 }
