@@ -313,3 +313,29 @@ func TestFixLoopProtections(t *testing.T) {
 		t.Errorf("a finding only the fixed text has: out %q (dropped %q), want %q", later.Output, later.Dropped, want)
 	}
 }
+
+// Two fixes that each leave a LLaMA-Factory config but together leave a
+// config of no kind: the first goes in, the second is dropped on the next
+// pass, and the loop settles (launch's own loop, before the engine's, went
+// round the same pair until it gave up and applied none).
+func TestFixesThatBreakOnlyTogether(t *testing.T) {
+	src := []byte("model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\ncutoff_len: 512\n")
+	deleting := func(code string, text []byte, line string) []rewrite.Finding {
+		i := bytes.Index(text, []byte(line))
+		if i < 0 {
+			return nil
+		}
+		fd := adding(code, "delete "+line, i, "")
+		fd.Fix.Edits[0].End = i + len(line)
+		return []rewrite.Finding{fd}
+	}
+	res := loopOver(t, src, func(cur *file) []rewrite.Finding {
+		return append(deleting("LTF002", cur.text, "finetuning_type: lora\n"), deleting("LTF009", cur.text, "cutoff_len: 512\n")...)
+	})
+	if want := "model_name_or_path: x\ndo_train: true\ncutoff_len: 512\n"; string(res.Output) != want {
+		t.Errorf("output %q, want the first fix alone: %q", res.Output, want)
+	}
+	if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "LTF009") {
+		t.Errorf("dropped %q, want the second fix named alone (and the loop settled)", res.Dropped)
+	}
+}
