@@ -21,7 +21,6 @@ import (
 	"github.com/smacker/go-tree-sitter/bash"
 	"github.com/smacker/go-tree-sitter/yaml"
 
-	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
 	"github.com/loratune/loratune-fix/syntree"
 	"github.com/loratune/loratune-fix/version"
@@ -210,18 +209,21 @@ func Run(opts Options, name string, text []byte) (res *rewrite.Result, ok bool, 
 	if f == nil {
 		return nil, false, nil
 	}
-	defer f.close()
 	if opts.Versions != nil {
 		opts.vs = opts.Versions()
 	}
 	// A check runs the fix passes too, without keeping the output: each
-	// finding then says what fix --write does with it, as for Python.
-	l := fixLoop(opts, f, func(f *file) []rewrite.Finding { return analyse(opts, f) })
-	res = &rewrite.Result{Output: text, Findings: l.findings, Passes: l.passes, Dropped: l.choice.Dropped}
-	opts.Engine.SetOutcomes(res.Findings, l.final, l.settled, l.choice.Skip)
-	if opts.Fix && !bytes.Equal(l.out, body) {
-		res.Output = append(append([]byte{}, text[:shift]...), l.out...)
+	// finding then says what fix --write does with it, as for Python. The
+	// loop closes f.
+	res, err = rewrite.FixLoop[*file](opts.Engine, front{opts, name, f.kind}, body, f, nil)
+	if err != nil {
+		return nil, true, err
+	}
+	if out := res.Output; opts.Fix && !bytes.Equal(out, body) {
+		res.Output = append(append([]byte{}, text[:shift]...), out...)
 		res.Changed = true
+	} else {
+		res.Output = text
 	}
 	for i := range res.Findings {
 		shiftFinding(&res.Findings[i], shift)
@@ -278,87 +280,40 @@ var (
 	bashNames = syntree.NewLanguage(bash.GetLanguage())
 )
 
-// maxPasses bounds the fix loop, as the engine's does.
-const maxPasses = 8
-
-// loop is what the fix loop did: the findings of the original text and
-// of the text it ended with, that text, and its choice of fixes (those
-// dropped among them).
-type loop struct {
-	findings, final []rewrite.Finding
-	out             []byte
-	passes          int
-	settled         bool
-	choice          *rewrite.FixChoice
+// front is the fix loop's launch file (rewrite.FixLoop): the rules of
+// its kind; an output verifies when it reads again as the same kind of
+// launch file (and as JSON where it was JSON).
+type front struct {
+	opts Options
+	name string
+	kind Kind
 }
 
-// fixLoop applies the fixes that analyse finds, pass after pass, until
-// none is left, choosing them as the engine does (rewrite.FixChoice). A
-// fix whose output would not parse, or not as the same kind of file (or
-// as JSON), is dropped and named; fixes that do not settle are all
-// undone.
-func fixLoop(opts Options, f *file, analyse func(*file) []rewrite.Finding) *loop {
-	l := &loop{choice: rewrite.NewFixChoice(opts.Engine.UnsafeFixes())}
-	cur := f
-	defer func() {
-		if cur != f {
-			cur.close()
+func (fe front) Analyse(text []byte, f *file) ([]rewrite.Finding, *file, error) {
+	if f == nil {
+		if f = fe.Verify(nil, nil, text, nil, true); f == nil {
+			return nil, nil, fmt.Errorf("%s: no longer reads as a %s (internal error, please report)", fe.name, fe.kind)
 		}
-	}()
-	for pass := 0; pass <= maxPasses; pass++ {
-		findings := analyse(cur)
-		chosen, _ := l.choice.Choose(pass, findings, nil)
-		if pass == 0 {
-			l.findings = findings
-		}
-		if len(chosen) == 0 {
-			l.out, l.final, l.settled = cur.text, findings, true
-			return l
-		}
-		if pass == maxPasses {
-			break
-		}
-		next := apply(cur, chosen)
-		if next == nil {
-			// One of them breaks the file: find it by applying each alone.
-			for _, c := range chosen {
-				if alone := apply(cur, []*rewrite.Finding{c}); alone != nil {
-					alone.close()
-				} else {
-					l.choice.DropUnparsable(c)
-				}
-			}
-			continue
-		}
-		if cur != f {
-			cur.close()
-		}
-		cur, l.passes = next, pass+1
 	}
-	// Writing a half-fixed file is worse than writing nothing.
-	l.out = f.text
-	l.choice.Dropped = append(l.choice.Dropped, fmt.Sprintf("the fixes did not settle after %d passes; none applied (internal error, please report)", maxPasses))
-	return l
+	return analyse(fe.opts, f), f, nil
 }
 
-// apply applies the chosen fixes and reads the result again: nil when it
-// is no longer the same kind of launch file.
-func apply(f *file, chosen []*rewrite.Finding) *file {
-	var edits []rewrite.Edit
-	for _, c := range chosen {
-		edits = append(edits, c.Fix.Edits...)
-	}
-	text, err := finding.ApplyEdits(f.text, edits)
-	if err != nil {
-		return nil
-	}
-	next := read(f.name, text)
-	if next != nil && next.kind != f.kind {
+func (fe front) Verify(_ []byte, _ *file, after []byte, _ []rewrite.Edit, _ bool) *file {
+	next := read(fe.name, after)
+	if next != nil && next.kind != fe.kind {
 		next.close()
 		return nil
 	}
 	return next
 }
+
+// Applied: no guard reads a launch file's output (the keywords a config
+// sets are its own, and no name in it can be unbound).
+func (front) Applied(_, _ []byte, _, next *file, _ []rewrite.Edit, _ []*rewrite.Finding) (*file, []rewrite.Refusal) {
+	return next, nil
+}
+
+func (front) Close(f *file) { f.close() }
 
 // pass is one run of the rules over one launch file.
 type pass struct {

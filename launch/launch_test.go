@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/rewrite"
 )
 
@@ -182,21 +183,6 @@ Trainer(model=model).train()
 	}
 }
 
-// A fix whose output would not read as the same kind of file is dropped:
-// fixLoop names it and writes nothing.
-func TestBrokenFixDropped(t *testing.T) {
-	f := read("a.yaml", []byte("model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\nflash_attn: disabled\nlogging_nan_inf_filter: false\n"))
-	if f == nil {
-		t.Fatal("not recognised")
-	}
-	defer f.close()
-	bad := &rewrite.Finding{Code: "LTF002", Name: "eager-attention", Fix: &rewrite.Fix{Edits: []rewrite.Edit{{Start: 0, End: 0, NewText: "[unclosed\n"}}}}
-	if next := apply(f, []*rewrite.Finding{bad}); next != nil {
-		next.close()
-		t.Fatal("a fix that breaks the YAML was accepted")
-	}
-}
-
 // The readers never panic and never call a broken file a launch config.
 func TestHostileInputs(t *testing.T) {
 	inputs := []string{"", "\x00\x01", "{", "[1,2", "a: [", "python train.py --x \"unclosed\n", "key: !!binary |\n  AAAA\n",
@@ -235,43 +221,121 @@ func TestKeysDocumented(t *testing.T) {
 	}
 }
 
+// stub is the launch front end of the fix loop with rules of a test's own:
+// its outputs are verified as a launch file's.
+type stub struct {
+	front
+	rules func(cur *file) []rewrite.Finding
+}
+
+func (s stub) Analyse(text []byte, f *file) ([]rewrite.Finding, *file, error) {
+	if f == nil {
+		f = s.Verify(nil, nil, text, nil, true)
+	}
+	return s.rules(f), f, nil
+}
+
+// loopOver runs the engine's fix loop over a LLaMA-Factory YAML with rules.
+func loopOver(t *testing.T, src []byte, rules func(cur *file) []rewrite.Finding) *rewrite.Result {
+	t.Helper()
+	f := read("a.yaml", src)
+	if f == nil {
+		t.Fatal("not recognised")
+	}
+	opts := Options{Engine: engine(t, rewrite.Options{})}
+	res, err := rewrite.FixLoop[*file](opts.Engine, stub{front{opts, f.name, f.kind}, rules}, src, f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func adding(code, msg string, at int, line string) rewrite.Finding {
+	return rewrite.Finding{Code: code, Name: "test", Message: msg,
+		Fix: &rewrite.Fix{Applicability: rewrite.Safe, Edits: []rewrite.Edit{{Start: at, End: at, NewText: line}}}}
+}
+
+// A fix whose output would not read as the same kind of launch file (a
+// YAML syntax error; a config of no kind, or of another) is dropped and
+// named, its finding says why, and the other fixes go in.
+func TestBrokenFixDropped(t *testing.T) {
+	src := []byte("model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\n")
+	for _, bad := range []rewrite.Edit{
+		{Start: 0, End: 0, NewText: "[unclosed\n"},
+		{Start: 0, End: len(src), NewText: "model_name_or_path: x\n"}, // a config of no kind
+		{Start: 0, End: len(src), NewText: "zero_optimization: {}\n"}, // a DeepSpeed config
+	} {
+		res := loopOver(t, src, func(cur *file) []rewrite.Finding {
+			breaks := adding("LTF002", "breaks", 0, "")
+			breaks.Fix.Edits = []rewrite.Edit{bad}
+			if bytes.Contains(cur.text, []byte("good")) {
+				return []rewrite.Finding{breaks}
+			}
+			return []rewrite.Finding{breaks, adding("LTF009", "good", len(cur.text), "good: 1\n")}
+		})
+		if want := string(src) + "good: 1\n"; string(res.Output) != want {
+			t.Errorf("%q: output %q, want the good fix alone: %q", bad.NewText, res.Output, want)
+		}
+		if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "LTF002") || !strings.Contains(res.Dropped[0], "would not parse") {
+			t.Errorf("%q: dropped %q, want the LTF002 fix named", bad.NewText, res.Dropped)
+		}
+		if len(res.Findings) != 2 || res.Findings[0].Fix != nil || !strings.Contains(res.Findings[0].Reason, "would not parse") || res.Findings[1].Outcome != finding.OutcomeFixed {
+			t.Errorf("%q: findings %+v, want the broken fix's withdrawn with why, the good one fixed", bad.NewText, res.Findings)
+		}
+	}
+}
+
 // The fix loop is the engine's choice of fixes (rewrite.FixChoice): a fix
 // whose own edits overlap is dropped as an internal error, and a later
 // pass applies only fixes whose finding the input reported.
 func TestFixLoopProtections(t *testing.T) {
 	src := []byte("model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\n")
-	f := read("a.yaml", src)
-	if f == nil {
-		t.Fatal("not recognised")
-	}
-	defer f.close()
-	opts := Options{Engine: engine(t, rewrite.Options{})}
-	add := func(code, msg, line string, text []byte) rewrite.Finding {
-		n := len(text)
-		return rewrite.Finding{Code: code, Name: "test", Message: msg,
-			Fix: &rewrite.Fix{Applicability: rewrite.Safe, Edits: []rewrite.Edit{{Start: n, End: n, NewText: line}}}}
-	}
-
-	overlapping := fixLoop(opts, f, func(cur *file) []rewrite.Finding {
+	overlapping := loopOver(t, src, func(cur *file) []rewrite.Finding {
 		return []rewrite.Finding{{Code: "LTF002", Name: "eager-attention", Message: "m",
 			Fix: &rewrite.Fix{Applicability: rewrite.Safe, Edits: []rewrite.Edit{{Start: 0, End: 10, NewText: "a"}, {Start: 5, End: 6, NewText: "b"}}}}}
 	})
-	if !bytes.Equal(overlapping.out, src) || len(overlapping.choice.Dropped) != 1 || !strings.Contains(overlapping.choice.Dropped[0], "overlapping edits") {
-		t.Errorf("a fix with overlapping edits: out %q, dropped %q; want the text unchanged and the fix named as overlapping", overlapping.out, overlapping.choice.Dropped)
+	if !bytes.Equal(overlapping.Output, src) || len(overlapping.Dropped) != 1 || !strings.Contains(overlapping.Dropped[0], "overlapping edits") {
+		t.Errorf("a fix with overlapping edits: out %q, dropped %q; want the text unchanged and the fix named as overlapping", overlapping.Output, overlapping.Dropped)
 	}
 
 	// The first fix's output has a finding of its own, which the input did
 	// not report: it waits for the next run.
-	later := fixLoop(opts, f, func(cur *file) []rewrite.Finding {
+	later := loopOver(t, src, func(cur *file) []rewrite.Finding {
 		if !bytes.Contains(cur.text, []byte("a_key")) {
-			return []rewrite.Finding{add("LTF009", "first", "a_key: 1\n", cur.text)}
+			return []rewrite.Finding{adding("LTF009", "first", len(cur.text), "a_key: 1\n")}
 		}
 		if !bytes.Contains(cur.text, []byte("b_key")) {
-			return []rewrite.Finding{add("LTF009", "second", "b_key: 2\n", cur.text)}
+			return []rewrite.Finding{adding("LTF009", "second", len(cur.text), "b_key: 2\n")}
 		}
 		return nil
 	})
-	if want := string(src) + "a_key: 1\n"; string(later.out) != want || !later.settled {
-		t.Errorf("a finding only the fixed text has: out %q (settled %v), want %q", later.out, later.settled, want)
+	if want := string(src) + "a_key: 1\n"; string(later.Output) != want || len(later.Dropped) != 0 {
+		t.Errorf("a finding only the fixed text has: out %q (dropped %q), want %q", later.Output, later.Dropped, want)
+	}
+}
+
+// Two fixes that each leave a LLaMA-Factory config but together leave a
+// config of no kind: the first goes in, the second is dropped on the next
+// pass, and the loop settles (launch's own loop, before the engine's, went
+// round the same pair until it gave up and applied none).
+func TestFixesThatBreakOnlyTogether(t *testing.T) {
+	src := []byte("model_name_or_path: x\ndo_train: true\nfinetuning_type: lora\ncutoff_len: 512\n")
+	deleting := func(code string, text []byte, line string) []rewrite.Finding {
+		i := bytes.Index(text, []byte(line))
+		if i < 0 {
+			return nil
+		}
+		fd := adding(code, "delete "+line, i, "")
+		fd.Fix.Edits[0].End = i + len(line)
+		return []rewrite.Finding{fd}
+	}
+	res := loopOver(t, src, func(cur *file) []rewrite.Finding {
+		return append(deleting("LTF002", cur.text, "finetuning_type: lora\n"), deleting("LTF009", cur.text, "cutoff_len: 512\n")...)
+	})
+	if want := "model_name_or_path: x\ndo_train: true\ncutoff_len: 512\n"; string(res.Output) != want {
+		t.Errorf("output %q, want the first fix alone: %q", res.Output, want)
+	}
+	if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "LTF009") {
+		t.Errorf("dropped %q, want the second fix named alone (and the loop settled)", res.Dropped)
 	}
 }

@@ -62,13 +62,13 @@ func (p *pass) llamaFactory() {
 	if pure, dup := m.get("pure_bf16"); pure.isTrue(text) {
 		start, end := pairSpan(pure)
 		fd := rewrite.Finding{Start: start, End: end}
-		switch {
-		case quantized:
-			fd.Severity, fd.Message = rewrite.SeverityInfo, "quantized run (quantization_bit): the frozen base keeps its dtype, the adapters are the fp32 masters; pure_bf16 left as it is"
-		case unsloth:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, "pure_bf16: true with use_unsloth: true: unsloth manages the dtype and trains through its own kernels; not edited: whether it accepts fp32 masters for this model is unsloth's to say"
-		case !adapter:
-			fd.Message = fmt.Sprintf("pure_bf16: true on a full fine-tune (finetuning_type: %s) trains every weight in pure bf16: %s; not edited: fp32 masters of a whole model are a choice of memory", ftype, fp32Why)
+		switch verdict, why := rewrite.DecideFP32(rewrite.FP32Facts{Quantized: quantized, Unsloth: unsloth, FullFineTune: !adapter}); verdict {
+		case rewrite.FP32Quantized:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, "quantized run (quantization_bit): "+why+"; pure_bf16 left as it is"
+		case rewrite.FP32Unsloth:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, "pure_bf16: true with use_unsloth: true: "+why
+		case rewrite.FP32FullFineTune:
+			fd.Message = fmt.Sprintf("pure_bf16: true on a full fine-tune (finetuning_type: %s) trains every weight in pure bf16: %s; %s", ftype, fp32Why, why)
 		default:
 			fd.Message = "pure_bf16: true loads the model in bf16 and keeps the adapters in bf16 without autocast: " + fp32Why
 			switch {
@@ -158,11 +158,11 @@ func (p *pass) axolotl() {
 		start, end := pairSpan(pure)
 		fd := rewrite.Finding{Start: start, End: end}
 		amp, _ := m.get(half.amp)
-		switch {
-		case quantized:
-			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("quantized run (adapter: qlora or load_in_4bit/8bit): the frozen base keeps its dtype, the adapters are the fp32 masters; %s left as it is", half.key)
-		case !adapter:
-			fd.Message = fmt.Sprintf("%s: true on a full fine-tune (no adapter) trains every weight in pure %s: %s; not edited: fp32 masters of a whole model are a choice of memory", half.key, half.key, fp32Why)
+		switch verdict, why := rewrite.DecideFP32(rewrite.FP32Facts{Quantized: quantized, FullFineTune: !adapter}); verdict {
+		case rewrite.FP32Quantized:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("quantized run (adapter: qlora or load_in_4bit/8bit): %s; %s left as it is", why, half.key)
+		case rewrite.FP32FullFineTune:
+			fd.Message = fmt.Sprintf("%s: true on a full fine-tune (no adapter) trains every weight in pure %s: %s; %s", half.key, half.key, fp32Why, why)
 		default:
 			fd.Message = fmt.Sprintf("%s: true loads the weights in %s and trains without autocast: %s", half.key, half.key, fp32Why)
 			ampValue := ""
@@ -366,15 +366,16 @@ func (p *pass) trlConfig() {
 		}
 		start, end := pairSpan(d)
 		fd := rewrite.Finding{Start: start, End: end}
-		switch {
-		case quantized:
-			fd.Severity, fd.Message = rewrite.SeverityInfo, "quantized run (load_in_4bit/8bit): the frozen base keeps its dtype, the adapters are the fp32 masters; no change"
-		case moot != "":
-			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("%s: %s %s; no change", key, s.text, moot)
-		case !adapter:
+		switch verdict, why := rewrite.DecideFP32(rewrite.FP32Facts{Quantized: quantized, Moot: moot, FullFineTune: !adapter, Flash: flash}); verdict {
+		case rewrite.FP32Quantized:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, "quantized run (load_in_4bit/8bit): "+why+"; no change"
+		case rewrite.FP32Moot:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("%s: %s %s; no change", key, s.text, why)
+		case rewrite.FP32FullFineTune:
+			// The scope withholds any fix; the message names the recipe.
 			fd.Message = fmt.Sprintf("%s: %s without use_peft: true is a full fine-tune in pure low precision: %s", key, s.text, fp32WhyFor(amp, id))
-		case flash != "":
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("%s: %s on an adapter run: %s; not fixed: %s", key, s.text, fp32WhyFor(amp, id), flash)
+		case rewrite.FP32Flash:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("%s: %s on an adapter run: %s; not fixed: %s", key, s.text, fp32WhyFor(amp, id), why)
 		default:
 			fd.Message = fmt.Sprintf("%s: %s on an adapter run: %s", key, s.text, fp32WhyFor(amp, id))
 			if !dup {

@@ -212,29 +212,38 @@ func (p *pass) shellPrecision(c *command, r run) {
 		}
 		w := f.value
 		fd := rewrite.Finding{Start: int(f.node.StartByte()), End: flagEnd(f)}
-		fromScript := r.script != nil && slices.Contains(r.script.DtypeOptions, name)
-		switch {
-		case !r.trains:
+		if !r.trains {
 			continue // an evaluation or export command, as far as its options tell
-		case r.quantized:
-			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("--%s %s on a quantized run: the frozen base keeps its dtype, the adapters are the fp32 masters; no change", name, p.where(w))
-		case moot != "":
-			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("--%s %s %s; no change", name, p.where(w), moot)
-		case !r.told:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: if this run trains adapters, load float32 masters (%s); whether it does cannot be told from the command or its script: not edited", name, p.where(w), why)
-		case !r.adapter:
-			fd.Message = fmt.Sprintf("--%s %s on a full fine-tune trains every weight in pure low precision: %s; not edited: fp32 masters of a whole model are a choice of memory", name, p.where(w), why)
-		case r.script != nil && !fromScript:
-			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: %s does not take its training load's dtype from --%s as far as can be told (or its choices leave out float32): not edited; %s", name, p.where(w), r.name, name, why)
+		}
+		facts := rewrite.FP32Facts{Quantized: r.quantized, Moot: moot, AdapterUnknown: !r.told, FullFineTune: !r.adapter}
+		if r.script != nil && !slices.Contains(r.script.DtypeOptions, name) {
+			facts.NotTheLoad = fmt.Sprintf("%s does not take its training load's dtype from --%s as far as can be told (or its choices leave out float32): not edited", r.name, name)
+		}
+		if flash {
+			facts.Flash = "--use_flash_attention_2 loads FlashAttention-2, which runs in fp16/bf16 only: beside it a float32 load stops at load on the releases that brought the keyword (transformers 4.34-4.35: ValueError \"Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes\") and later ones warn and lean on autocast; keep the dtype, or choose eager attention and then load float32"
+		}
+		verdict, reason := rewrite.DecideFP32(facts)
+		switch verdict {
+		case rewrite.FP32Quantized:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("--%s %s on a quantized run: %s; no change", name, p.where(w), reason)
+		case rewrite.FP32Moot:
+			fd.Severity, fd.Message = rewrite.SeverityInfo, fmt.Sprintf("--%s %s %s; no change", name, p.where(w), reason)
+		case rewrite.FP32AdapterUnknown:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: if this run trains adapters, load float32 masters (%s); %s", name, p.where(w), why, reason)
+		case rewrite.FP32FullFineTune:
+			fd.Message = fmt.Sprintf("--%s %s on a full fine-tune trains every weight in pure low precision: %s; %s", name, p.where(w), why, reason)
+		case rewrite.FP32NotTheLoad:
+			fd.Severity, fd.Message = rewrite.SeverityWarning, fmt.Sprintf("--%s %s: %s; %s", name, p.where(w), reason, why)
 		default:
+			fromScript := r.script != nil
 			fd.Message = fmt.Sprintf("--%s %s on an adapter run: %s", name, p.where(w), why)
 			if fromScript {
 				fd.Message = fmt.Sprintf("%s loads its training model with the dtype of --%s, set to %s here: %s", r.name, name, p.where(w), why)
 			}
 			switch {
-			case flash:
+			case verdict == rewrite.FP32Flash:
 				fd.Severity = rewrite.SeverityWarning
-				fd.Message += "; not fixed: --use_flash_attention_2 loads FlashAttention-2, which runs in fp16/bf16 only: beside it a float32 load stops at load on the releases that brought the keyword (transformers 4.34-4.35: ValueError \"Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes\") and later ones warn and lean on autocast; keep the dtype, or choose eager attention and then load float32"
+				fd.Message += "; not fixed: " + reason
 			case !amp:
 				fd.Message += "; not fixed: no --bf16 or --fp16 on this command, so float32 weights would train in fp32 throughout (and flash attention would refuse them): turn autocast on with --bf16 True, then load float32"
 			case w.shared:

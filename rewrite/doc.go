@@ -21,7 +21,9 @@
 //   - the rules, one file each: ltfNNN_name.go.
 //   - the edits: pyedit.go (insert, replace, comment out), layout.go and
 //     indent.go (black-style re-layout), placement.go, source.go.
-//   - the fix loop and its guards: fixloop.go, choose.go (which fixes go
+//   - the fix loop and its guards: fixloop.go (FixLoop, one loop for every
+//     front end: Python through pyFront, launch configs through package
+//     launch's FrontEnd), choose.go (which fixes go
 //     together; a finding's identity), guard.go (the binding guard),
 //     keyword_guard.go (package signatures), verify.go, frozen.go (notebook
 //     spans no fix may touch), parse.go.

@@ -65,7 +65,7 @@ func TestAFixThatBreaksTheParseIsDroppedAndTheOthersApplied(t *testing.T) {
 	text := []byte("a = 1\nb = 2\n")
 	good := &Finding{Code: "T1", Fix: &Fix{Edits: []Edit{{Start: 4, End: 5, NewText: "10"}}}}
 	bad := &Finding{Code: "T2", Fix: &Fix{Edits: []Edit{{Start: 10, End: 11, NewText: "(("}}}}
-	out, _, dropped, tree := applyVerified(text, nil, []*Finding{good, bad}, 0)
+	out, _, dropped, tree := applyVerified[*parsed](pyFront{ctx: context.Background()}, text, nil, []*Finding{good, bad})
 	if tree != nil {
 		tree.Close()
 	}

@@ -22,9 +22,9 @@ import (
 // GuardPrefix starts the reason given for a fix the binding guard drops.
 const GuardPrefix = "binding guard: "
 
-// guardFailure is one fix a guard drops, with why (the guard's prefix
-// first).
-type guardFailure struct {
+// Refusal is one fix a guard drops, with why (the guard's prefix
+// first): what FrontEnd.Applied returns.
+type Refusal struct {
 	fix *Finding
 	why string
 }
@@ -32,7 +32,7 @@ type guardFailure struct {
 // bindingGuard checks out, the text the edits applied (in before's
 // offsets) made of before, for the fixes chosen, and returns those that
 // fail.
-func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Finding) []guardFailure {
+func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Finding) []Refusal {
 	q, err := loadQueries()
 	if err != nil {
 		return nil
@@ -59,7 +59,7 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 		return nil
 	}
 	f := buildFacts(src, pt, q)
-	var fails []guardFailure
+	var fails []Refusal
 	for _, r := range spans {
 		span := r.span
 		why := f.checkSpan(span.start, span.start+len(span.text), r.reads)
@@ -68,7 +68,7 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 		}
 		for _, c := range chosen {
 			if ownsEdit(c.Fix, span.edit) {
-				fails = append(fails, guardFailure{c, GuardPrefix + why})
+				fails = append(fails, Refusal{c, GuardPrefix + why})
 			}
 		}
 	}

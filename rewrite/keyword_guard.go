@@ -45,12 +45,12 @@ func importsUnsloth(text []byte) bool {
 // it already (a call written anew on several lines). It returns the fixes
 // that fail. was is the parse of before, with what its pass found (the
 // import aliases that resolve a callee, the pins); tree is out's.
-func keywordGuard(before, out []byte, was, tree *parsed, applied []Edit, chosen []*Finding) []guardFailure {
+func keywordGuard(before, out []byte, was, tree *parsed, applied []Edit, chosen []*Finding) []Refusal {
 	if was.resolve == nil {
 		return nil
 	}
 	root := tree.goTree().Root()
-	var fails []guardFailure
+	var fails []Refusal
 	for _, span := range outputSpans(applied) {
 		if span.text == "" {
 			continue
@@ -71,7 +71,7 @@ func keywordGuard(before, out []byte, was, tree *parsed, applied []Edit, chosen 
 			why = KeywordGuardPrefix + why + " (TypeError when the script runs)"
 			for _, c := range chosen {
 				if ownsEdit(c.Fix, span.edit) {
-					fails = append(fails, guardFailure{c, why})
+					fails = append(fails, Refusal{c, why})
 				}
 			}
 		}

@@ -110,38 +110,33 @@ func runFP32MasterWeights(p *Pass) {
 			}
 			continue
 		}
-		if l.Quantized {
+		facts := FP32Facts{Quantized: l.Quantized, Qwen1: f.qwen1RemoteCode(l), Unsloth: f.unslothLoad(l), MaybeQuantized: l.MaybeQuantized}
+		if flash := f.flashLoad(l); flash != "" && f.amp() == "" {
+			facts.Flash = fmt.Sprintf("the load uses %s, %s", flash, fp32FlashNoAutocast)
+		}
+		verdict, why := DecideFP32(facts)
+		keep := v == nil || lowPrecision(f, v) != "float32" // a warning where float32 is not there already
+		switch verdict {
+		case FP32Quantized:
 			if v != nil {
 				p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
 					Message: "quantized load: the frozen base keeps its dtype, the LoRA adapters are the fp32 masters; no change"})
 			}
 			continue
-		}
-		if f.qwen1RemoteCode(l) {
-			if v == nil || lowPrecision(f, v) != "float32" || !f.setsConfigFP32() {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-					Message: "Qwen-1's remote code picks bf16 by itself unless config.bf16, config.fp16 or config.fp32 is set, whatever the dtype keyword says: for float32 masters load the config, set config.fp32 = True and pass config="})
+		case FP32Qwen1:
+			if keep || !f.setsConfigFP32() {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning, Message: why})
 			}
 			continue
-		}
-		if f.unslothLoad(l) {
-			if v == nil || lowPrecision(f, v) != "float32" {
+		case FP32Unsloth:
+			if keep {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 					Message: fmt.Sprintf("unsloth's %s manages the dtype itself (dtype=None picks bf16 or fp16 by GPU) and trains through its own kernels: not edited; whether it accepts float32 masters for this model is unsloth's to say", l.Dotted)})
 			}
 			continue
-		}
-		if l.MaybeQuantized {
-			if v == nil || lowPrecision(f, v) != "float32" {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-					Message: "the load is quantized on some paths only: load float32 on the non-quantized path, keep the quantized path's dtype"})
-			}
-			continue
-		}
-		if flash := f.flashLoad(l); flash != "" && f.amp() == "" {
-			if v == nil || lowPrecision(f, v) != "float32" {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-					Message: fmt.Sprintf("the load uses %s, which runs in fp16/bf16 only: float32 masters need training under autocast (bf16=True or fp16=True in the training arguments, or torch.autocast), which this file does not show; dtype left as it is", flash)})
+		case FP32SomePaths, FP32Flash:
+			if keep {
+				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning, Message: why})
 			}
 			continue
 		}
@@ -156,6 +151,76 @@ func runFP32MasterWeights(p *Pass) {
 		postLoadCasts(p, l, casts)
 	}
 	trlStringModels(p, func(t *trlLoad) { trlDtype(p, t) })
+}
+
+// FP32Facts are what LTF001 decides a training load by, whatever the front
+// end read them from: a Python load, a model TRL builds from
+// model_init_kwargs, a launch config's settings, a launcher's options.
+// Each front end words its findings around the setting it names;
+// DecideFP32 is the one decision.
+type FP32Facts struct {
+	Quantized      bool // quantized on every path
+	Qwen1          bool // Qwen-1's remote code picks its dtype itself
+	Unsloth        bool // unsloth loads the model and picks its dtype
+	MaybeQuantized bool // quantized on some paths only
+	// Moot: why the dtype changes nothing here (DeepSpeed or FSDP mixed
+	// precision decides), or "".
+	Moot string
+	// AdapterUnknown: whether adapters train cannot be told.
+	AdapterUnknown bool
+	FullFineTune   bool // no adapter: every weight trains
+	// NotTheLoad: why the setting read does not reach the training load
+	// (a launcher's option its script does not read), or "".
+	NotTheLoad string
+	// Flash: why float32 would break the load's half-precision-only
+	// attention here (no autocast; transformers 4.34-4.35), or "".
+	Flash string
+}
+
+// FP32Verdict is LTF001's decision on a training load.
+type FP32Verdict int
+
+const (
+	FP32Masters        FP32Verdict = iota // load float32 masters: the fix
+	FP32Quantized                         // the frozen quantized base keeps its dtype: a note
+	FP32Qwen1                             // the remote code picks the dtype: a warning
+	FP32Unsloth                           // unsloth picks the dtype: a warning
+	FP32SomePaths                         // quantized on some paths only: a warning
+	FP32Moot                              // mixed precision elsewhere decides: a note
+	FP32AdapterUnknown                    // adapters or not cannot be told: a warning
+	FP32FullFineTune                      // every weight trains: fp32 masters are a choice of memory, never a fix
+	FP32NotTheLoad                        // the setting does not reach the load: a warning
+	FP32Flash                             // float32 would break the attention: a warning
+)
+
+// fp32FlashNoAutocast is why a flash-attention load with no autocast in
+// the file keeps its dtype.
+const fp32FlashNoAutocast = "which runs in fp16/bf16 only: float32 masters need training under autocast (bf16=True or fp16=True in the training arguments, or torch.autocast), which this file does not show; dtype left as it is"
+
+// DecideFP32 is LTF001's exceptions, in the order they win, for every
+// front end: the verdict, and why in words every front end may quote.
+func DecideFP32(l FP32Facts) (FP32Verdict, string) {
+	switch {
+	case l.Quantized:
+		return FP32Quantized, "the frozen base keeps its dtype, the adapters are the fp32 masters"
+	case l.Qwen1:
+		return FP32Qwen1, "Qwen-1's remote code picks bf16 by itself unless config.bf16, config.fp16 or config.fp32 is set, whatever the dtype keyword says: for float32 masters load the config, set config.fp32 = True and pass config="
+	case l.Unsloth:
+		return FP32Unsloth, "unsloth manages the dtype and trains through its own kernels; not edited: whether it accepts fp32 masters for this model is unsloth's to say"
+	case l.MaybeQuantized:
+		return FP32SomePaths, "the load is quantized on some paths only: load float32 on the non-quantized path, keep the quantized path's dtype"
+	case l.Moot != "":
+		return FP32Moot, l.Moot
+	case l.AdapterUnknown:
+		return FP32AdapterUnknown, "whether it does cannot be told from the command or its script: not edited"
+	case l.FullFineTune:
+		return FP32FullFineTune, "not edited: fp32 masters of a whole model are a choice of memory"
+	case l.NotTheLoad != "":
+		return FP32NotTheLoad, l.NotTheLoad
+	case l.Flash != "":
+		return FP32Flash, l.Flash
+	}
+	return FP32Masters, ""
 }
 
 // checkpointNote names the dtype of the checkpoint an id names, where the
@@ -219,7 +284,7 @@ func lowDtype(p *Pass, l *Load, kw string, v *syntree.Node) {
 	}
 	if !known {
 		p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-			Message: fmt.Sprintf("%s comes from %s, decided at run time: make sure the training load gets torch.float32 (bf16/fp16 weights make training pure low precision)", kw, f.runtimeSource(v, l.Func))})
+			Message: fmt.Sprintf("%s comes from %s: make sure the training load gets torch.float32 (bf16/fp16 weights make training pure low precision)", kw, f.decidedAtRunTime(v, l.Func))})
 		return
 	}
 	name, imp := torchName(f, "float32")
@@ -423,12 +488,20 @@ func trlDtype(p *Pass, t *trlLoad) {
 	} else if v = t.entries["torch_dtype"]; v != nil {
 		key = "torch_dtype"
 	}
+	facts := FP32Facts{Quantized: t.quantized(f)}
+	if flash := t.flash(f); flash != "" && f.amp() == "" {
+		facts.Flash = fmt.Sprintf("TRL loads %s with %s (model_init_kwargs), %s", t.name(), flash, fp32FlashNoAutocast)
+	}
+	verdict, why := DecideFP32(facts)
+	if verdict == FP32Quantized {
+		return // QLoRA: the frozen base keeps its dtype (DOMAIN 4)
+	}
 	where := start(t.trainer.Node)
 	if v != nil {
 		k := lowPrecision(f, v)
-		if k == "" && v.Type() != "string" && !t.quantized(f) {
+		if k == "" && v.Type() != "string" {
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf("TRL builds %s from model_init_kwargs with the dtype %s, decided at run time: make sure it is float32 for training (%s)", t.name(), f.runtimeSource(v, t.trainer.Func), computeNote(f))})
+				Message: fmt.Sprintf("TRL builds %s from model_init_kwargs with the dtype %s: make sure it is float32 for training (%s)", t.name(), f.decidedAtRunTime(v, t.trainer.Func), computeNote(f))})
 			return
 		}
 		if k != "bfloat16" && k != "float16" && k != "auto" {
@@ -438,8 +511,11 @@ func trlDtype(p *Pass, t *trlLoad) {
 	} else if p.Versions.TRL.AtLeast(0, 27) {
 		return // TRL >= 0.27 loads float32 when no dtype is given
 	}
-	if t.quantized(f) {
-		return // QLoRA: the frozen base keeps its dtype (DOMAIN 4)
+	if verdict == FP32Flash {
+		// float32 here trips the attention's fp16/bf16 check at the first
+		// forward: a warning, as for a load the script makes.
+		p.Report(Finding{Start: where, End: where, Severity: SeverityWarning, Message: why})
+		return
 	}
 	msg := fmt.Sprintf("TRL loads %s itself in %s; pass float32 masters in model_init_kwargs (%s); %s (assumed: %s)",
 		t.name(), map[bool]string{true: "the dtype given", false: "the checkpoint's dtype" + checkpointNote(t.modelID, t.idKnown) + " when none is given before TRL 0.27"}[v != nil], computeNote(f), fp32CostOf(t.modelID, t.idKnown), p.Versions.TRL.Describe("trl"))

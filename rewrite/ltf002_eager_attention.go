@@ -125,10 +125,10 @@ func runEagerAttention(p *Pass) {
 			switch {
 			case old != nil && old.Content(text) != "False" && noAttn != "":
 				p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityWarning,
-					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s, decided at run time; %s: where training does not use flash attention, switch the cuDNN SDPA backend off (--select LTF007)`, p.Facts.runtimeSource(old, l.Func), noAttn)})
+					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s; %s: where training does not use flash attention, switch the cuDNN SDPA backend off (--select LTF007)`, p.Facts.decidedAtRunTime(old, l.Func), noAttn)})
 			case old != nil && old.Content(text) != "False":
 				p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityWarning,
-					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s, decided at run time: attn_implementation beside use_flash_attention_2=True raises ValueError (transformers 4.36-4.5x); choose the attention with attn_implementation alone ("eager" for training: the default SDPA's cuDNN backward gives NaN on left-padded rows)`, p.Facts.runtimeSource(old, l.Func))})
+					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s: attn_implementation beside use_flash_attention_2=True raises ValueError (transformers 4.36-4.5x); choose the attention with attn_implementation alone ("eager" for training: the default SDPA's cuDNN backward gives NaN on left-padded rows)`, p.Facts.decidedAtRunTime(old, l.Func))})
 			case packing:
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityInfo,
 					Message: "packing/padding_free needs flash attention: attention left as it is"})
@@ -155,7 +155,7 @@ func runEagerAttention(p *Pass) {
 		switch {
 		case !known:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf(`attn_implementation comes from %s, decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.Facts.runtimeSource(v, l.Func))})
+				Message: fmt.Sprintf(`attn_implementation comes from %s: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.Facts.decidedAtRunTime(v, l.Func))})
 		case len(sdpa) > 0 && packing:
 			// Packed rows hold no padding, so no row is fully masked; eager
 			// would only cost its O(L^2) memory.
@@ -269,7 +269,7 @@ func trlAttention(p *Pass, t *trlLoad) {
 		s, ok := StringValue(v, text)
 		if !ok && v.Type() != "string" {
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf(`TRL builds %s from model_init_kwargs with the attention %s, decided at run time: SDPA's cuDNN backward gives NaN on fully masked rows; train with "eager"`, t.name(), p.Facts.runtimeSource(v, t.trainer.Func))})
+				Message: fmt.Sprintf(`TRL builds %s from model_init_kwargs with the attention %s: SDPA's cuDNN backward gives NaN on fully masked rows; train with "eager"`, t.name(), p.Facts.decidedAtRunTime(v, t.trainer.Func))})
 			return
 		}
 		if !ok || s != "sdpa" {

@@ -76,7 +76,7 @@ func runTrainingDeviceMap(p *Pass) {
 		}
 		if f.runtimeDeviceMap(v, l) != "" && !l.Quantized && !l.MaybeQuantized && !l.Undecided() {
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf("device_map comes from %s, decided at run time and sharding by default: training wants None (one process) or {\"\": local_rank} (DDP)", f.runtimeSource(v, l.Func))})
+				Message: fmt.Sprintf("device_map comes from %s and sharding by default: training wants None (one process) or {\"\": local_rank} (DDP)", f.decidedAtRunTime(v, l.Func))})
 			continue
 		}
 		s, ok := StringValue(lit, text)

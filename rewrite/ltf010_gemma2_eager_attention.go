@@ -235,7 +235,7 @@ func runGemma2Attention(p *Pass) {
 		switch {
 		case !known:
 			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf(`%s: attn_implementation comes from %s, decided at run time; "sdpa" there is wrong for Gemma-2: %s; train with "eager" or "flex_attention"`, head, f.runtimeSource(v, l.Func), gemma2Why(f))})
+				Message: fmt.Sprintf(`%s: attn_implementation comes from %s; "sdpa" there is wrong for Gemma-2: %s; train with "eager" or "flex_attention"`, head, f.decidedAtRunTime(v, l.Func), gemma2Why(f))})
 		case len(sdpa) > 0:
 			fd := Finding{Start: start(v), End: end(v),
 				Message: fmt.Sprintf(`%s with attn_implementation=%s: %s; train with "eager"`, head, v.Content(text), gemma2Why(f))}

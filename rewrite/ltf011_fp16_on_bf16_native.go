@@ -165,7 +165,7 @@ func runFP16OnBF16Native(p *Pass) {
 				Message: fmt.Sprintf("fp16 AMP on %s: %s", model, fp16Why)}
 			switch {
 			case !f.always(v, "true"):
-				fd.Message += fmt.Sprintf("; fp16 comes from %s, decided at run time: train with bf16=True where the GPU has it", f.runtimeSource(v, c.Func))
+				fd.Message += fmt.Sprintf("; fp16 comes from %s: train with bf16=True where the GPU has it", f.decidedAtRunTime(v, c.Func))
 			case KeywordValue(c.Args, "deepspeed", text) != nil:
 				fd.Message += "; the arguments name a DeepSpeed config, whose fp16 block must change too: switch both to bf16 by hand where the GPU has it"
 			default:

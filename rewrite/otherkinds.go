@@ -252,13 +252,6 @@ func (f *Facts) quantizedOffByDefault() bool {
 	return declared
 }
 
-// SetOutcomes says, for each finding of the original text, what fix
-// --write does with it, from the findings of the text the fix loop ended
-// with; dropped is the loop's FixChoice.Skip.
-func (e *Engine) SetOutcomes(findings, final []Finding, settled bool, dropped map[string]string) {
-	e.setOutcomes(findings, final, settled, dropped, nil)
-}
-
 // unquantizedPath reports a load whose quantization argument is None on
 // some path: quantization_config = None, then a BitsAndBytesConfig under
 // an if; BitsAndBytesConfig(...) if args.qlora else None.

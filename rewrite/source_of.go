@@ -8,6 +8,13 @@ import (
 	"github.com/loratune/loratune-fix/syntree"
 )
 
+// decidedAtRunTime is the reason every rule gives for a value it cannot
+// know before the script runs: where the value comes from (runtimeSource),
+// "decided at run time".
+func (f *Facts) decidedAtRunTime(v *syntree.Node, fn *Func) string {
+	return f.runtimeSource(v, fn) + ", decided at run time"
+}
+
 // runtimeSource describes where a value decided at run time comes from, for
 // a warning: "getattr(torch, args.dtype) (argparse --dtype, default
 // "bfloat16")". It follows one variable assignment, a parameter default, an

@@ -144,6 +144,19 @@ func (t *trlLoad) quantized(f *Facts) bool {
 	return preQuantizedID(t.modelID)
 }
 
+// flash describes a flash attention TRL loads the model with, from
+// model_init_kwargs, or "".
+func (t *trlLoad) flash(f *Facts) string {
+	text := f.Src.Text
+	if s, ok := StringValue(t.entries["attn_implementation"], text); ok && flashValues[s] {
+		return fmt.Sprintf("attn_implementation=%q", s)
+	}
+	if v := t.entries["use_flash_attention_2"]; v != nil && v.Content(text) == "True" {
+		return "use_flash_attention_2=True"
+	}
+	return ""
+}
+
 // namesModelAtRunTime reports a trainer's model= that is a name chosen at
 // run time (args.model_name_or_path, a parameter), not a model object: its
 // every value is a plain attribute or name the flow cannot follow further,

@@ -10,20 +10,29 @@ import (
 )
 
 // applyVerified applies the chosen fixes together and keeps the result if it
-// parses; otherwise it adds them one at a time, dropping each that breaks
-// the parse. Every attempt applies edits to the original text: offsets are
-// the original's, and a fix applied first (an import at the top) would
-// shift the places of the others. It returns the text, the edits applied,
-// the fixes dropped and, when all applied together, the text's tree.
-func applyVerified(text []byte, tree *parsed, chosen []*Finding, limit time.Duration) ([]byte, []Edit, []*Finding, *parsed) {
+// parses (fe.Verify); otherwise it adds them one at a time, dropping each
+// that breaks the parse alone. Every attempt applies edits to the original
+// text: offsets are the original's, and a fix applied first (an import at
+// the top) would shift the places of the others. It returns the text, the
+// edits applied, the fixes dropped and, when all applied together, the
+// text's parse.
+func applyVerified[P comparable](fe FrontEnd[P], text []byte, tree P, chosen []*Finding) ([]byte, []Edit, []*Finding, P) {
+	var none P
 	var all []Edit
 	for _, c := range chosen {
 		all = append(all, c.Fix.Edits...)
 	}
 	if out, err := finding.ApplyEdits(text, all); err == nil {
-		if p := outputParses(text, tree, out, all, limit, true); p != nil {
+		if p := fe.Verify(text, tree, out, all, true); p != none {
 			return out, all, nil, p
 		}
+	}
+	parses := func(out []byte, edits []Edit) bool {
+		p := fe.Verify(text, tree, out, edits, false)
+		if p != none {
+			fe.Close(p)
+		}
+		return p != none
 	}
 	var dropped []*Finding
 	var kept []Edit
@@ -31,18 +40,18 @@ func applyVerified(text []byte, tree *parsed, chosen []*Finding, limit time.Dura
 	for _, c := range chosen {
 		edits := append(append([]Edit(nil), kept...), c.Fix.Edits...)
 		out, err := finding.ApplyEdits(text, edits)
-		if err == nil && parses(text, tree, out, edits, limit) {
+		if err == nil && parses(out, edits) {
 			kept, cur = edits, out
 			continue
 		}
 		// A fix that parses alone only clashed with another (two keywords
 		// inserted at one place): it waits for the next pass, recomputed
 		// on the new text. One that breaks the parse alone is dropped.
-		if alone, err := finding.ApplyEdits(text, c.Fix.Edits); err != nil || !parses(text, tree, alone, c.Fix.Edits, limit) {
+		if alone, err := finding.ApplyEdits(text, c.Fix.Edits); err != nil || !parses(alone, c.Fix.Edits) {
 			dropped = append(dropped, c)
 		}
 	}
-	return cur, kept, dropped, nil
+	return cur, kept, dropped, none
 }
 
 // verified is the parse of text when it has no ERROR or MISSING node,
@@ -105,13 +114,4 @@ func advance(p sitter.Point, s string) sitter.Point {
 		return sitter.Point{Row: p.Row + uint32(n), Column: uint32(len(s) - strings.LastIndexByte(s, '\n') - 1)}
 	}
 	return sitter.Point{Row: p.Row, Column: p.Column + uint32(len(s))}
-}
-
-// parses is outputParses for a yes or no.
-func parses(before []byte, tree *parsed, text []byte, edits []Edit, limit time.Duration) bool {
-	p := outputParses(before, tree, text, edits, limit, false)
-	if p != nil {
-		p.Close()
-	}
-	return p != nil
 }
