@@ -34,6 +34,7 @@ type Facts struct {
 	dead         *[][2]uint32            // Dead's spans, once found
 	byMethod     map[string][]*Call      // Calls by their last name, on first use
 	gemma2Named  *bool                   // namesGemma2, once decided
+	rebinds      *bool                   // globalsRewritten, once
 	seen         map[string][]int        // where each first name of a flow's key occurs (flow.go)
 	stmtsIn      map[*Func]int           // how many statements a flow walk of the scope records
 }

@@ -37,8 +37,10 @@ becomes
 ## When it stays away
 A model whose cache is already off (use_cache=False passed to the load, or
 model.config.use_cache = False on it or on its peft wrapper). transformers
->= 5 (the Trainer does it). Loads that only serve inference, and loaders
-shared by training and inference callers (library code).
+>= 5 (the Trainer does it). unsloth's loaders (FastLanguageModel and kin:
+unsloth's forward turns the cache off while training). Loads that only
+serve inference, and loaders shared by training and inference callers
+(library code).
 
 ## Cost
 None: the cache is not used by a training forward pass.
@@ -81,8 +83,8 @@ func runTrainingUseCache(p *Pass) {
 			}
 			continue
 		}
-		if f.cacheOffAtLoad(l) || f.forwardsWithoutCache(l) {
-			continue
+		if f.cacheOffAtLoad(l) || f.forwardsWithoutCache(l) || f.unslothLoad(l) {
+			continue // off already, or unsloth's own forward turns it off in training
 		}
 		if v := l.Arg("use_cache", p.Src.Text); v != nil && !l.Opaque() {
 			// use_cache=... at the load (or in its kwargs dict, which other

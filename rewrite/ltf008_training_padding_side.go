@@ -43,7 +43,9 @@ generate()) are left as they are, with a note. So is left padding where
 every training load of the file asks for flash attention
 (attn_implementation="flash_attention_2", use_flash_attention_2=True):
 flash attention never runs cuDNN SDPA, and authors set left padding for it
-on purpose.
+on purpose. So is left padding where the file masks labels by position from
+the right end (labels[:, :-n] = -100 keeps the answer only under left
+padding): a warning, since right padding would train on the pads.
 
 ## Cost
 None.
@@ -101,6 +103,12 @@ func reportLeft(p *Pass, v *syntree.Node, fn *Func, tok string) {
 		p.Report(fd)
 		return
 	}
+	if mask := maskedFromTheEnd(p.Facts); mask != nil {
+		p.Report(Finding{Start: st, End: en, Severity: SeverityWarning,
+			Message: fmt.Sprintf(`padding_side="left" left as it is: labels are masked by position from the right end (%s), which keeps the answer only under left padding; right padding would train on the pads. Mask by the attention mask or the prompt length first, then pad on the right (left padding makes fully masked rows, whose cuDNN SDPA backward is NaN: eager attention avoids it)`,
+				oneLine(mask.Content(text)))})
+		return
+	}
 	edits := []Edit{{Start: st + 1, End: en - 1, NewText: "right"}}
 	if e, ok := staleLeftPaddingComment(p.Src, en); ok {
 		edits = append(edits, e)
@@ -108,6 +116,56 @@ func reportLeft(p *Pass, v *syntree.Node, fn *Func, tok string) {
 	p.Report(Finding{Start: st, End: en,
 		Message: `left padding in training makes fully masked query rows, whose cuDNN SDPA backward is NaN; training pads on the right (keep "left" for generation)`,
 		Fix:     &Fix{Message: `padding_side = "right"`, Edits: edits}})
+}
+
+// oneLine is s as written, or compacted when it spans lines.
+func oneLine(s string) string {
+	if strings.Contains(s, "\n") {
+		return compact(s)
+	}
+	return s
+}
+
+// maskedFromTheEnd is an assignment that masks labels by position counted
+// from the right end, x[..., :-n] = -100 (or a name for -100), or nil.
+// Such a mask keeps the last n tokens, the answer only when the padding is
+// on the left.
+func maskedFromTheEnd(f *Facts) *syntree.Node {
+	text := f.Src.Text
+	for _, a := range f.Assigns {
+		if a.Target.Type() != "subscript" || !f.isIgnoreIndex(a.Value) {
+			continue
+		}
+		for _, sl := range a.Target.NamedChildren() {
+			if sl.Type() != "slice" {
+				continue
+			}
+			kids := sl.Children()
+			if len(kids) >= 2 && kids[0].Type() == ":" && kids[1].Type() == "unary_operator" && strings.HasPrefix(kids[1].Content(text), "-") {
+				return a.Node
+			}
+		}
+	}
+	return nil
+}
+
+// isIgnoreIndex reports -100, the label id the loss ignores, written or
+// through a name whose every value is -100 (IGNORE_INDEX).
+func (f *Facts) isIgnoreIndex(v *syntree.Node) bool {
+	text := f.Src.Text
+	if compact(v.Content(text)) == "-100" {
+		return true
+	}
+	if v.Type() != "identifier" {
+		return false
+	}
+	vals, known := f.Values(v)
+	for _, val := range vals {
+		if compact(val.Content(text)) != "-100" {
+			return false
+		}
+	}
+	return known && len(vals) > 0
 }
 
 // flashTraining names the flash attention that every training load of the

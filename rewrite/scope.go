@@ -233,10 +233,53 @@ func (f *Facts) deadSpans() *[][2]uint32 {
 // as nanoGPT-style scripts take overrides from the command line): none of its
 // module constants is folded.
 func (f *Facts) globalsRewritten() bool {
+	if f.rebinds == nil {
+		r := f.rebindsGlobals()
+		f.rebinds = &r
+	}
+	return *f.rebinds
+}
+
+func (f *Facts) rebindsGlobals() bool {
 	for _, c := range f.Calls {
-		if c.Qual == "exec" || c.Qual == "globals" || c.Qual == "vars" && len(realArgs(c.Args)) == 0 {
+		switch {
+		case c.Qual == "exec":
 			return true
+		case c.Qual == "globals" || c.Qual == "vars" && len(realArgs(c.Args)) == 0:
+			if f.writesThrough(c.Node) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// writesThrough reports a globals() (or vars()) dict that may bind a name:
+// updated, set by key, or handed on (g = globals(); f(globals())). Reading
+// it (globals().get("x"), "x" in globals()) or dropping names from it
+// (globals().pop("old_model", None), a memory helper's habit) binds
+// nothing.
+func (f *Facts) writesThrough(call *syntree.Node) bool {
+	text := f.Src.Text
+	p := call.Parent()
+	switch p.Type() {
+	case "attribute":
+		switch p.ChildByFieldName("attribute").Content(text) {
+		case "get", "keys", "items", "values", "pop", "copy", "__contains__":
+			return false
+		}
+		return true
+	case "subscript":
+		stmt := p.Parent()
+		switch {
+		case stmt.Type() == "delete_statement":
+			return false
+		case (stmt.Type() == "assignment" || stmt.Type() == "augmented_assignment") && stmt.ChildByFieldName("left").Equal(p):
+			return true
+		}
+		return false // globals()["x"]: a read
+	case "comparison_operator":
+		return false // "x" in globals()
+	}
+	return true
 }

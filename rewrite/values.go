@@ -257,6 +257,9 @@ func (f *Facts) condition(c *syntree.Node, depth int) (bool, condKind) {
 		v, k := f.condition(c.ChildByFieldName("argument"), depth)
 		return !v, k
 	case "identifier", "attribute":
+		if f.globalsRewritten() {
+			return false, condRuntime // exec() or globals().update may rebind it
+		}
 		var vals []*syntree.Node
 		if ok := f.values(c, -1, depth+1, &vals); ok && len(vals) > 0 {
 			first := vals[0].Type()
