@@ -118,6 +118,12 @@ func (f *Facts) findLoads() []*Load {
 		}
 		l.Kind = semantic.KindOf(class, l.ModelID)
 		l.Quantized, l.MaybeQuantized = f.quantized(l)
+		if l.Quantized {
+			// A base quantized on every path cannot be trained whole (the
+			// Trainer refuses purely quantized models): an adapter under a
+			// flag has no full fine-tune to spare.
+			l.OptionalAdapter = false
+		}
 		out = append(out, l)
 	}
 	return out

@@ -115,9 +115,24 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 }
 
 // packingInFile reports an SFTConfig (or, in TRL's older keyword form, an
-// SFTTrainer) with packing=True or padding_free=True.
+// SFTTrainer) with packing=True or padding_free=True, or llama-recipes'
+// batching_strategy "packing".
 func packingInFile(f *Facts) bool {
 	text := f.Src.Text
+	// llama-recipes packs its batches into fixed-length chunks with
+	// train_config.batching_strategy = "packing" (or the keyword).
+	for _, a := range f.Assigns {
+		if strings.HasSuffix(a.Text, ".batching_strategy") {
+			if s, ok := StringValue(a.Value, text); ok && s == "packing" {
+				return true
+			}
+		}
+	}
+	for _, c := range f.Calls {
+		if s, ok := StringValue(KeywordValue(c.Args, "batching_strategy", text), text); ok && s == "packing" {
+			return true
+		}
+	}
 	for _, c := range f.Calls {
 		if !c.Is(semantic.TrainingArgs) && !c.Is(semantic.TRLTrainer) {
 			continue

@@ -35,11 +35,11 @@ func (k Kind) Decoder() bool { return k == CausalLM || k == VisionLanguage || k 
 
 var (
 	encoderID = regexp.MustCompile(`(?i)(^|[/_-])(bert|roberta|xlm-roberta|deberta(-v[23])?|distilbert|electra|albert|camembert|mpnet|ernie|e5|bge|minilm|modernbert)([/_.-]|$)`)
-	seq2seqID = regexp.MustCompile(`(?i)(^|[/_-])(t5|mt5|flan-t5|byt5|t0|ul2|bart|mbart|pegasus|marian|opus-mt|led|longt5|nllb|m2m100)([/_.-]|$)`)
+	seq2seqID = regexp.MustCompile(`(?i)(^|[/_-])(t5|mt5|flan-t5|byt5|t0|ul2|bart|mbart|pegasus|marian|opus-mt|led|longt5|nllb|m2m100|whisper)([/_.-]|$)`)
 	visionID  = regexp.MustCompile(`(?i)(llava|vision|-vl\b|-vl-|paligemma|idefics|pixtral|qwen2(\.5)?-vl|smolvlm|florence)`)
 
 	encoderClass = regexp.MustCompile(`^(Bert|Roberta|XLMRoberta|Deberta(V2)?|DistilBert|Electra|Albert|Camembert|MPNet|ModernBert)(Model|For\w+)$`)
-	seq2seqClass = regexp.MustCompile(`^(AutoModelForSeq2SeqLM|T5\w*|MT5\w*|Bart\w*|MBart\w*|Pegasus\w*|Marian\w*|LED\w*|LongT5\w*|M2M100\w*)$`)
+	seq2seqClass = regexp.MustCompile(`^(AutoModelForSeq2SeqLM|AutoModelForSpeechSeq2Seq|T5\w*|MT5\w*|Bart\w*|MBart\w*|Pegasus\w*|Marian\w*|LED\w*|LongT5\w*|M2M100\w*|Whisper\w*|Speech2Text\w*)$`)
 	visionClass  = regexp.MustCompile(`^(AutoModelForVision2Seq|AutoModelForImageTextToText|\w*(Llava|Mllama|Qwen2VL|Qwen2_5_VL|PaliGemma|Idefics\d?|Vision)\w*)$`)
 )
 

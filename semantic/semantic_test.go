@@ -83,6 +83,8 @@ func TestKindOf(t *testing.T) {
 		{"AutoModelForSequenceClassification", "meta-llama/Llama-3.1-8B", KindUnknown},
 		{"AutoModelForSeq2SeqLM", "google/flan-t5-base", EncoderDecoder},
 		{"T5ForConditionalGeneration", "", EncoderDecoder},
+		{"WhisperForConditionalGeneration", "", EncoderDecoder},
+		{"AutoModelForSpeechSeq2Seq", "openai/whisper-large-v3", EncoderDecoder},
 		{"BertForTokenClassification", "", EncoderOnly},
 		{"AutoModelForMaskedLM", "", EncoderOnly},
 		{"MllamaForConditionalGeneration", "", VisionLanguage},
