@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/loratune/loratune-fix/semantic"
@@ -47,7 +48,9 @@ The harm is in the labels: a collator that masks labels by pad id
 position (TRL >= 0.17's SFT collator, DPO/KTO, DataCollatorForSeq2Seq) do
 not: there it is an info note, not a fix. With no collator in view, Llama-3
 is fixed (it has no pad at all; id 0 is "!"), other families get the fix as
-unsafe. The pinned TRL version decides for SFTTrainer.
+unsafe, and so does a model known only at run time: the run-time block,
+made with less knowledge, is never a safer fix than a family's own. The
+pinned TRL version decides for SFTTrainer.
 
 ## Why
 pad = eos under a by-id collator masks every EOS, so the model never learns
@@ -243,6 +246,7 @@ func runDedicatedPadToken(p *Pass) {
 		return
 	}
 	r.collectPads()
+	r.inBranch()
 	r.judgePads()
 	r.planBlock()
 	r.warnResizeAfterAdapter()
@@ -266,6 +270,7 @@ type padRun struct {
 	fam     padFamily
 	tok     *padTokenizer
 	scope   *Func
+	body    *syntree.Node // the block the lines go in: the scope's, or a branch's that holds the load, the tokenizer and its pads
 	model   string
 	trainAt *syntree.Node // the statement that starts training, or nil
 	peft    *syntree.Node // get_peft_model in scope, or nil
@@ -359,7 +364,70 @@ func trainedPadding(p *Pass) (*padRun, bool) {
 	return r, true
 }
 
-func (r *padRun) stmtIn(n *syntree.Node) *syntree.Node { return r.f.statementIn(n, r.scope) }
+// stmtIn is the statement holding n directly in the run's block (the
+// scope's body, or the branch of inBranch), or nil.
+func (r *padRun) stmtIn(n *syntree.Node) *syntree.Node {
+	if r.body == nil {
+		return r.f.statementIn(n, r.scope)
+	}
+	for cur := n; cur != nil; cur = cur.Parent() {
+		if p := cur.Parent(); p != nil && p.Equal(r.body) {
+			return cur
+		}
+	}
+	return nil
+}
+
+// inBranch narrows the run to the innermost block (an if's or else's
+// branch) that holds the load, its tokenizer and every pad setting
+// collectPads found: the lines then go in that branch, where its model and
+// tokenizer are bound, and the other branches stay as they are (REPROS
+// 13B). The pads are collected again against that block.
+func (r *padRun) inBranch() {
+	nodes := []*syntree.Node{r.load.Stmt, r.tok.Stmt}
+	for _, ps := range r.pads {
+		nodes = append(nodes, ps.stmt)
+	}
+	for _, a := range r.f.Assigns {
+		if a.Func == r.scope && a.Text == r.model+".config.pad_token_id" && (r.trainAt == nil || a.Node.StartByte() < r.trainAt.StartByte()) {
+			nodes = append(nodes, a.Node) // the script's own config pad id: in the branch too
+		}
+	}
+	var block *syntree.Node
+	for cur := r.load.Stmt.Parent(); cur != nil && block == nil; cur = cur.Parent() {
+		if cur.Type() != "block" {
+			continue
+		}
+		block = cur
+		for _, n := range nodes {
+			if !within(n, cur) {
+				block = nil
+				break
+			}
+		}
+	}
+	if block == nil || r.f.statementIn(block, r.scope) == nil {
+		return // the scope's own body, or not inside the scope
+	}
+	if top := r.f.statementIn(r.load.Stmt, r.scope); top != nil && top.Parent() != nil && top.Parent().Equal(block) {
+		return // the block statementIn already uses (the scope's body, a main guard)
+	}
+	if p := block.Parent(); p == nil || !slices.Contains([]string{"if_statement", "elif_clause", "else_clause"}, p.Type()) {
+		return // a loop's or a with's body: the lines would run again, or in another context
+	}
+	r.body = block
+	r.pads, r.configAfter = nil, -1
+	r.collectPads()
+	if r.peft != nil && within(block, r.peft) {
+		r.peft = nil // an adapter of another branch
+	}
+	for _, c := range r.f.Calls {
+		if c.Func == r.scope && within(c.Node, block) && (c.Method == "get_peft_model" || strings.HasSuffix(c.Qual, "PeftModel.from_pretrained")) {
+			r.peft = r.stmtIn(c.Node)
+			break
+		}
+	}
+}
 
 // collectPads gathers every pad setting of the tokenizer that runs before
 // training: assignments to its pad_token(_id), a config pad id that hides
@@ -561,8 +629,10 @@ func (r *padRun) fixPad() {
 	p, f, text, fam, tok := r.p, r.f, r.text, r.fam, r.tok
 	coll := padCollator(p)
 	// Llama-3's id 0 is "!" whatever the collator (and generation reads
-	// the pad too): it is fixed everywhere, as is a model known only at
-	// run time, which may be one.
+	// the pad too): it is fixed everywhere. A model known only at run time
+	// may be one, so it gets the block too, never safer than a family's own
+	// fix would be with the same evidence (REPROS 22): unsafe unless a
+	// collator is seen to mask by pad id.
 	if coll.kind == collatorByPosition && !fam.llama3() && fam != padDynamic && fam != padOther {
 		r.report(SeverityInfo, fmt.Sprintf("%s masks labels by position, so this pad does not hide EOS there; a pad distinct from eos is still the cleaner choice", coll.name), nil)
 		return
@@ -573,7 +643,12 @@ func (r *padRun) fixPad() {
 	case coll.kind == collatorByID:
 		msg += fmt.Sprintf(" (%s masks labels by pad id)", coll.name)
 	case fam == padDynamic:
-		sev = SeverityWarning
+		sev, applicability = SeverityWarning, Unsafe
+		if coll.kind == collatorByPosition {
+			msg += fmt.Sprintf("; %s masks labels by position, where this pad hides no EOS: it matters if the model is Llama-3 (id 0 is \"!\")", coll.name)
+		} else {
+			msg += "; whether EOS is masked depends on the collator (transformers' DataCollatorForLanguageModeling and TRL's SFT collator before 0.17 mask by pad id)"
+		}
 	case !fam.llama3():
 		sev, applicability = SeverityWarning, Unsafe
 		msg += "; whether EOS is masked depends on the collator (transformers' DataCollatorForLanguageModeling and TRL's SFT collator before 0.17 mask by pad id)"
