@@ -68,7 +68,11 @@ one, a resize helper that runs before training). Pad lines after training
 (generation settings). Tokenizers of other models (embedding, reward,
 reference). Packed training (packing=True, padding_free=True): nothing is
 padded. A tokenizer or model bound only on some paths to where the lines
-would go: a warning. A fix that would span two notebook cells: a finding,
+would go: a warning. A pad of its own added with add_special_tokens and
+nothing that resizes the embedding: a warning to resize before
+get_peft_model (the new id has no embedding row), never that id written
+into the config. Where the load, its tokenizer and its pad lines all sit
+in one branch of an if, the lines go in that branch. A fix that would span two notebook cells: a finding,
 fixed by hand. Framework-managed padding (unsloth, trl.setup_chat_format, a
 TRL trainer given no tokenizer): one finding saying what the framework
 does. Remote code (trust_remote_code): the run-time block adds no token.
@@ -235,6 +239,7 @@ type padStmt struct {
 	guarded   bool          // runs unconditionally or under "if tok.pad_token is None"
 	bad, ok   bool
 	named     bool // a literal token or an added one: the config does not know it
+	added     bool // by add_special_tokens: a token the vocabulary may lack, a new id
 }
 
 // runDedicatedPadToken reads as its steps: find the trained load and its
@@ -279,6 +284,7 @@ type padRun struct {
 	configAfter int        // where the script itself sets model.config.pad_token_id (-1: nowhere)
 
 	good, named bool       // a pad distinct from eos surely runs last (and is a named token)
+	goodPad     *padStmt   // that pad
 	bad         []*padStmt // the pads that hide EOS after the last good one
 
 	plan        padFix
@@ -483,6 +489,11 @@ func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *Func, inScope boo
 	}
 	ps.bad, ps.ok = hidesEOS(r.fam, kind, lit)
 	ps.named = kind == padNamed || kind == padEOSLike && ps.ok
+	if c := r.f.callAt(at); c != nil && c.Method == "add_special_tokens" {
+		if tok, literal := StringValue(v, r.text); literal && !r.fam.hasToken(tok) {
+			ps.added = true // a token of its own, which may be new: a new id
+		}
+	}
 	where := ps.stmt
 	if !inScope {
 		where = r.tok.Stmt
@@ -498,6 +509,7 @@ func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *Func, inScope boo
 	ps.guarded = top.Equal(ps.stmt) || top.Equal(Statement(where)) || padGuard(top, r.text)
 	if n := len(r.pads); n > 0 && r.pads[n-1].stmt.Equal(ps.stmt) {
 		r.pads[n-1].bad = r.pads[n-1].bad || ps.bad
+		r.pads[n-1].added = r.pads[n-1].added || ps.added
 		return
 	}
 	r.pads = append(r.pads, ps)
@@ -510,6 +522,7 @@ func (r *padRun) judgePads() {
 	for i, ps := range r.pads {
 		if ps.ok && ps.guarded {
 			r.good, r.named, lastOK = true, ps.named, i
+			r.goodPad = ps
 		}
 	}
 	for i, ps := range r.pads {
@@ -605,6 +618,14 @@ func (r *padRun) unbound(where *syntree.Node, names ...string) string {
 // setConfigPadID: the tokenizer has a dedicated pad; the config's pad id
 // is set after it, unless the script does.
 func (r *padRun) setConfigPadID() {
+	if ps := r.goodPad; ps != nil && ps.added && !r.resizes() {
+		// The new pad's id is one past the embedding unless the vocabulary
+		// had it: written into the config, it would make the first padded
+		// batch index past the matrix (corpus shape N4).
+		r.p.Report(Finding{Start: start(ps.stmt), End: end(ps.stmt), Severity: SeverityWarning,
+			Message: fmt.Sprintf("%s.add_special_tokens adds a pad the vocabulary may not have, and nothing resizes the embedding: a new id has no embedding row, so the first padded batch fails with an index error; resize before get_peft_model (%s.resize_token_embeddings(len(%s)), and save the new rows), or pad with a token the vocabulary has", r.tok.Name, r.model, r.tok.Name)})
+		return
+	}
 	if !r.named || r.configSet || r.anchor == nil || r.trainAt != nil && r.anchor.StartByte() > r.trainAt.StartByte() {
 		return
 	}
@@ -619,6 +640,34 @@ func (r *padRun) setConfigPadID() {
 		fix = &Fix{Message: "set model.config.pad_token_id", Edits: []Edit{e}}
 	}
 	r.report(SeverityWarning, msg, fix)
+}
+
+// hasToken reports a token that the family's vocabulary is known to hold
+// (its reserved or own pad, unk and the like): adding it as the pad makes
+// no new id.
+func (fam padFamily) hasToken(tok string) bool {
+	switch fam {
+	case padLlama31, padLlama30:
+		return tok == reservedPad || strings.HasPrefix(tok, "<|reserved_special_token_")
+	case padSentencePiece:
+		return tok == "<unk>" || tok == "<s>" || tok == "</s>"
+	case padQwen2:
+		return tok == "<|endoftext|>" || tok == "<|fim_pad|>"
+	case padGemma:
+		return tok == "<pad>" || tok == "<unk>"
+	}
+	return false
+}
+
+// resizes reports a call that may resize the embedding anywhere in the
+// file (resize_token_embeddings, a helper named for it).
+func (r *padRun) resizes() bool {
+	for _, c := range r.f.Calls {
+		if strings.Contains(c.Method, "resize") {
+			return true
+		}
+	}
+	return false
 }
 
 // fixPad gives the family's pad: severity and applicability by what the
