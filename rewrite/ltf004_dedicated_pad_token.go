@@ -554,6 +554,12 @@ func (r *padRun) planBlock() {
 		r.plan.lines = r.plan.lines[:len(r.plan.lines)-4]
 		r.plan.resize = false
 		r.plan.why += "; remote code (trust_remote_code) may not add or resize tokens cleanly (NormHead), so the block adds none and the script's own pad stays where the vocabulary has no other"
+		if r.load.IDKnown && semantic.NoSparePad(r.load.ModelID) {
+			// Neither arm left can fire (unk is eos, no reserved pad): the
+			// block would change nothing and the finding would read as
+			// fixed (corpus shape N19).
+			r.plan = padFix{manual: true, why: fmt.Sprintf("%s: pad = eos masks every EOS, so the model never learns to stop; its tokenizer has no unk distinct from eos and no reserved pad, so a pad distinct from eos is a new token, which remote code (trust_remote_code) may not take cleanly: add one by hand (add_special_tokens), resize the embedding before get_peft_model and save its rows (modules_to_save)", r.load.ModelID)}
+		}
 	}
 	r.anchor = r.stmtIn(r.load.Stmt)
 	r.tokTop = r.stmtIn(r.tok.Stmt)
@@ -709,7 +715,7 @@ func (r *padRun) fixPad() {
 		// No fix (Qwen base, Qwen-1): worth a warning only where a collator
 		// is seen to mask by id (Qwen-1's own scripts mask with their own
 		// ignore id).
-		if coll.kind == collatorByID {
+		if coll.kind == collatorByID || r.plan.manual && coll.kind != collatorByPosition {
 			r.report(SeverityWarning, msg, nil)
 		}
 		return
@@ -822,6 +828,9 @@ type padFix struct {
 	why    string
 	title  string
 	resize bool // the lines may resize the embeddings
+	// manual: no fix can do it here (N19), so the warning is given
+	// unless a collator is seen to mask by position.
+	manual bool
 }
 
 func padPlan(fam padFamily, load *Load, tok, model string) padFix {
