@@ -75,7 +75,10 @@ into the config. Where the load, its tokenizer and its pad lines all sit
 in one branch of an if, the lines go in that branch. A fix that would span two notebook cells: a finding,
 fixed by hand. Framework-managed padding (unsloth, trl.setup_chat_format, a
 TRL trainer given no tokenizer): one finding saying what the framework
-does. Remote code (trust_remote_code): the run-time block adds no token.
+does. Remote code (trust_remote_code): the run-time block adds no token,
+and where the id names a vocabulary with no spare pad (GPT-2, phi-1/1.5/2,
+CodeGen, Pythia, StarCoder: unk is eos) it could change nothing, so it is a
+warning that says what to do by hand.
 
 ## Cost
 None with a pad the vocabulary has. A new "<|pad|>" adds one embedding row
