@@ -243,6 +243,7 @@ type padStmt struct {
 	bad, ok   bool
 	named     bool // a literal token or an added one: the config does not know it
 	added     bool // by add_special_tokens: a token the vocabulary may lack, a new id
+	eos       bool // eos or an eos-like token (not unk, not id 0)
 }
 
 // runDedicatedPadToken reads as its steps: find the trained load and its
@@ -492,6 +493,7 @@ func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *Func, inScope boo
 	}
 	ps.bad, ps.ok = hidesEOS(r.fam, kind, lit)
 	ps.named = kind == padNamed || kind == padEOSLike && ps.ok
+	ps.eos = kind == padEOS || kind == padEOSLike
 	if c := r.f.callAt(at); c != nil && c.Method == "add_special_tokens" {
 		if tok, literal := StringValue(v, r.text); literal && !r.fam.hasToken(tok) {
 			ps.added = true // a token of its own, which may be new: a new id
@@ -513,6 +515,7 @@ func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *Func, inScope boo
 	if n := len(r.pads); n > 0 && r.pads[n-1].stmt.Equal(ps.stmt) {
 		r.pads[n-1].bad = r.pads[n-1].bad || ps.bad
 		r.pads[n-1].added = r.pads[n-1].added || ps.added
+		r.pads[n-1].eos = r.pads[n-1].eos && ps.eos
 		return
 	}
 	r.pads = append(r.pads, ps)
@@ -691,7 +694,11 @@ func (r *padRun) fixPad() {
 	// may be one, so it gets the block too, never safer than a family's own
 	// fix would be with the same evidence (REPROS 22): unsafe unless a
 	// collator is seen to mask by pad id.
-	if coll.kind == collatorByPosition && !fam.llama3() && fam != padDynamic && fam != padOther {
+	onlyEOS := true // every bad pad is eos-like: under a collator that masks by position, harmless whatever the family (N2)
+	for _, b := range r.bad {
+		onlyEOS = onlyEOS && b.eos
+	}
+	if coll.kind == collatorByPosition && !fam.llama3() && (fam != padDynamic && fam != padOther || onlyEOS && len(r.bad) > 0) {
 		r.report(SeverityInfo, fmt.Sprintf("%s masks labels by position, so this pad does not hide EOS there; a pad distinct from eos is still the cleaner choice", coll.name), nil)
 		return
 	}
@@ -703,7 +710,7 @@ func (r *padRun) fixPad() {
 	case fam == padDynamic:
 		sev, applicability = SeverityWarning, Unsafe
 		if coll.kind == collatorByPosition {
-			msg += fmt.Sprintf("; %s masks labels by position, where this pad hides no EOS: it matters if the model is Llama-3 (id 0 is \"!\")", coll.name)
+			msg += fmt.Sprintf("; %s masks labels by position, so the pad hides no EOS there, but id 0 is a real token (\"!\") if the model is Llama-3", coll.name)
 		} else {
 			msg += "; whether EOS is masked depends on the collator (transformers' DataCollatorForLanguageModeling and TRL's SFT collator before 0.17 mask by pad id)"
 		}
