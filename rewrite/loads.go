@@ -37,7 +37,9 @@ type Load struct {
 	// OptionalAdapter: only on some paths (if args.use_lora: ...), so a
 	// fix for the adapter run would change the full fine-tune too.
 	Adapter, OptionalAdapter bool
-	kwargs                   kwargs
+	// Lazy: described by a config dict, not called here (lazyLoad).
+	Lazy   bool
+	kwargs kwargs
 }
 
 // ModelLoads lists the model loads of the file in source order, each with
@@ -53,6 +55,12 @@ func (f *Facts) findLoads() []*Load {
 	out := []*Load{}
 	text := f.Src.Text
 	for _, c := range f.Calls {
+		if c.Qual == "dict" {
+			if l := f.lazyLoad(c); l != nil {
+				out = append(out, l)
+			}
+			continue
+		}
 		if c.Method != "from_pretrained" && c.Method != "from_config" || semantic.Of(c.Qual) == 0 && c.Qual != c.Dotted {
 			continue // a class of another framework, resolved through its import
 		}
@@ -88,7 +96,7 @@ func (f *Facts) findLoads() []*Load {
 		}
 		l.OptionalAdapter = l.Adapter && !always && !f.everyBranch(optional)
 		trains := f.TrainingUse(c.Func) != NotTraining || c.Func == f.module && f.HasTraining()
-		if l.Use == Unseen && !trains {
+		if l.Use == Unseen && !trains && !f.readsTrainingOption(c) {
 			l.Use = NotTraining // nothing trains here: no edit was ever due
 		}
 		if strings.HasPrefix(class, "AutoPeftModel") {
@@ -127,6 +135,90 @@ func (f *Facts) findLoads() []*Load {
 		out = append(out, l)
 	}
 	return out
+}
+
+// readsTrainingOption reports a load whose own arguments (or the kwargs
+// dict it is given) read a training option: use_cache=False if
+// args.gradient_checkpointing else True, quantization_config=bnb if
+// args.use_lora else None. Its value leaves the file (a helper module's
+// return), yet the load itself says it builds a model to train: Unseen,
+// warnings without edits, where a loader that says nothing of training
+// stays silent (REPROS 7C; fixtures/flow/leave_library_loader_uncalled).
+func (f *Facts) readsTrainingOption(c *Call) bool {
+	text := f.Src.Text
+	vals := []*syntree.Node{c.Args}
+	for _, v := range f.resolveKwargs(c).entries {
+		vals = append(vals, v)
+	}
+	found := false
+	for _, v := range vals {
+		walkNodes(v, func(n *syntree.Node) bool {
+			if p := n.Parent(); n.Type() == "identifier" && !(p.Type() == "keyword_argument" && p.ChildByFieldName("name").Equal(n)) {
+				name := strings.ToLower(n.Content(text))
+				found = found || strings.Contains(name, "gradient_checkpointing") || strings.Contains(name, "lora") || strings.Contains(name, "peft")
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// lazyLoad reads a load that a config describes and a config-driven
+// trainer (mmengine's, xtuner's) makes later by calling type with the other
+// keys: dict(type=AutoModelForCausalLM.from_pretrained, torch_dtype=...).
+// Nothing here calls it, so the flow cannot see it trained: it is Unseen
+// (rules warn, never edit), and only with an adapter config beside it in
+// the enclosing dict (lora=dict(type=LoraConfig, ...)), the evidence that
+// an adapter trains it; without one it is no load (a config of anything).
+func (f *Facts) lazyLoad(c *Call) *Load {
+	text := f.Src.Text
+	v := KeywordValue(c.Args, "type", text)
+	if v == nil || v.Type() != "attribute" {
+		return nil
+	}
+	qual := f.Resolve(dottedName(v, text))
+	if !semantic.Of(qual).Has(semantic.ModelLoad) || strings.Contains(qual, "PeftModel") || f.Dead(int(c.Node.StartByte())) {
+		return nil
+	}
+	parts := strings.Split(qual, ".")
+	if len(parts) < 2 || !f.adapterConfigBeside(c) {
+		return nil
+	}
+	l := &Load{Call: c, Stmt: Statement(c.Node), Use: Unseen, Adapter: true, Lazy: true,
+		Why: fmt.Sprintf("a config dict describes it, type=%s, for a trainer to make later", v.Content(text))}
+	l.kwargs = f.resolveKwargs(c)
+	arg := KeywordValue(c.Args, "pretrained_model_name_or_path", text)
+	l.ModelID, l.IDKnown = f.ValueOf(arg)
+	l.Kind = semantic.KindOf(parts[len(parts)-2], l.ModelID)
+	l.Quantized, l.MaybeQuantized = f.quantized(l)
+	return l
+}
+
+// adapterConfigBeside reports a peft adapter config among the values of
+// the dict call that holds the lazy load c: lora=dict(type=LoraConfig, ...)
+// or lora=LoraConfig(...).
+func (f *Facts) adapterConfigBeside(c *Call) bool {
+	text := f.Src.Text
+	kw := c.Node.Parent()
+	if kw == nil || kw.Type() != "keyword_argument" || kw.Parent() == nil {
+		return false
+	}
+	for _, arg := range realArgs(kw.Parent()) {
+		val := arg.ChildByFieldName("value")
+		if arg.Type() != "keyword_argument" || val == nil || val.Type() != "call" {
+			continue
+		}
+		callee := f.CalleeOf(val)
+		if callee == "dict" {
+			if t := KeywordValue(val.ChildByFieldName("arguments"), "type", text); t != nil {
+				callee = f.Resolve(dottedName(t, text))
+			}
+		}
+		if semantic.Of(callee).Has(semantic.AdapterConfig) {
+			return true
+		}
+	}
+	return false
 }
 
 // Undecided reports a load that may or may not be trained: shared by

@@ -104,9 +104,17 @@ func runFP32MasterWeights(p *Pass) {
 			v = l.Arg("torch_dtype", text)
 		}
 		if l.Undecided() {
-			if v == nil || lowPrecision(f, v) != "float32" {
+			// A quantized base keeps its dtype (the adapters are the fp32
+			// masters), wherever the load goes.
+			if !l.Quantized && (v == nil || lowPrecision(f, v) != "float32") {
+				advice := "load torch.float32 for training, keep half precision for inference"
+				if _, literal := f.StringValues(v); v != nil && lowPrecision(f, v) == "" && !literal {
+					// The value as written: a line number in the message would
+					// change the finding's identity when a fix adds a line.
+					advice = fmt.Sprintf("the dtype comes from %s, decided at run time: %s", strings.Join(strings.Fields(v.Content(text)), " "), advice)
+				}
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
-					Message: l.UndecidedMessage("load torch.float32 for training, keep half precision for inference")})
+					Message: l.UndecidedMessage(advice)})
 			}
 			continue
 		}

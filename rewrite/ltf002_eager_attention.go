@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -96,6 +97,12 @@ func runEagerAttention(p *Pass) {
 			if v == nil {
 				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
 					Message: l.UndecidedMessage(`pass attn_implementation="eager" for training`)})
+			} else if sdpa, _, known := attnValues(p.Facts, v, noCuDNNValues); !known {
+				p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+					Message: l.UndecidedMessage(fmt.Sprintf(`attn_implementation comes from %s, decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows; pass "eager" for training`, strings.Join(strings.Fields(v.Content(text)), " ")))})
+			} else if len(sdpa) > 0 {
+				p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+					Message: l.UndecidedMessage(`"sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows; pass attn_implementation="eager" for training`)})
 			}
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/loratune/loratune-fix/semantic"
@@ -47,7 +48,9 @@ The harm is in the labels: a collator that masks labels by pad id
 position (TRL >= 0.17's SFT collator, DPO/KTO, DataCollatorForSeq2Seq) do
 not: there it is an info note, not a fix. With no collator in view, Llama-3
 is fixed (it has no pad at all; id 0 is "!"), other families get the fix as
-unsafe. The pinned TRL version decides for SFTTrainer.
+unsafe, and so does a model known only at run time: the run-time block,
+made with less knowledge, is never a safer fix than a family's own. The
+pinned TRL version decides for SFTTrainer.
 
 ## Why
 pad = eos under a by-id collator masks every EOS, so the model never learns
@@ -65,10 +68,17 @@ one, a resize helper that runs before training). Pad lines after training
 (generation settings). Tokenizers of other models (embedding, reward,
 reference). Packed training (packing=True, padding_free=True): nothing is
 padded. A tokenizer or model bound only on some paths to where the lines
-would go: a warning. A fix that would span two notebook cells: a finding,
+would go: a warning. A pad of its own added with add_special_tokens and
+nothing that resizes the embedding: a warning to resize before
+get_peft_model (the new id has no embedding row), never that id written
+into the config. Where the load, its tokenizer and its pad lines all sit
+in one branch of an if, the lines go in that branch. A fix that would span two notebook cells: a finding,
 fixed by hand. Framework-managed padding (unsloth, trl.setup_chat_format, a
 TRL trainer given no tokenizer): one finding saying what the framework
-does. Remote code (trust_remote_code): the run-time block adds no token.
+does. Remote code (trust_remote_code): the run-time block adds no token,
+and where the id names a vocabulary with no spare pad (GPT-2, phi-1/1.5/2,
+CodeGen, Pythia, StarCoder: unk is eos) it could change nothing, so it is a
+warning that says what to do by hand.
 
 ## Cost
 None with a pad the vocabulary has. A new "<|pad|>" adds one embedding row
@@ -232,6 +242,8 @@ type padStmt struct {
 	guarded   bool          // runs unconditionally or under "if tok.pad_token is None"
 	bad, ok   bool
 	named     bool // a literal token or an added one: the config does not know it
+	added     bool // by add_special_tokens: a token the vocabulary may lack, a new id
+	eos       bool // eos or an eos-like token (not unk, not id 0)
 }
 
 // runDedicatedPadToken reads as its steps: find the trained load and its
@@ -243,6 +255,7 @@ func runDedicatedPadToken(p *Pass) {
 		return
 	}
 	r.collectPads()
+	r.inBranch()
 	r.judgePads()
 	r.planBlock()
 	r.warnResizeAfterAdapter()
@@ -266,6 +279,7 @@ type padRun struct {
 	fam     padFamily
 	tok     *padTokenizer
 	scope   *Func
+	body    *syntree.Node // the block the lines go in: the scope's, or a branch's that holds the load, the tokenizer and its pads
 	model   string
 	trainAt *syntree.Node // the statement that starts training, or nil
 	peft    *syntree.Node // get_peft_model in scope, or nil
@@ -274,6 +288,7 @@ type padRun struct {
 	configAfter int        // where the script itself sets model.config.pad_token_id (-1: nowhere)
 
 	good, named bool       // a pad distinct from eos surely runs last (and is a named token)
+	goodPad     *padStmt   // that pad
 	bad         []*padStmt // the pads that hide EOS after the last good one
 
 	plan        padFix
@@ -359,7 +374,70 @@ func trainedPadding(p *Pass) (*padRun, bool) {
 	return r, true
 }
 
-func (r *padRun) stmtIn(n *syntree.Node) *syntree.Node { return r.f.statementIn(n, r.scope) }
+// stmtIn is the statement holding n directly in the run's block (the
+// scope's body, or the branch of inBranch), or nil.
+func (r *padRun) stmtIn(n *syntree.Node) *syntree.Node {
+	if r.body == nil {
+		return r.f.statementIn(n, r.scope)
+	}
+	for cur := n; cur != nil; cur = cur.Parent() {
+		if p := cur.Parent(); p != nil && p.Equal(r.body) {
+			return cur
+		}
+	}
+	return nil
+}
+
+// inBranch narrows the run to the innermost block (an if's or else's
+// branch) that holds the load, its tokenizer and every pad setting
+// collectPads found: the lines then go in that branch, where its model and
+// tokenizer are bound, and the other branches stay as they are (REPROS
+// 13B). The pads are collected again against that block.
+func (r *padRun) inBranch() {
+	nodes := []*syntree.Node{r.load.Stmt, r.tok.Stmt}
+	for _, ps := range r.pads {
+		nodes = append(nodes, ps.stmt)
+	}
+	for _, a := range r.f.Assigns {
+		if a.Func == r.scope && a.Text == r.model+".config.pad_token_id" && (r.trainAt == nil || a.Node.StartByte() < r.trainAt.StartByte()) {
+			nodes = append(nodes, a.Node) // the script's own config pad id: in the branch too
+		}
+	}
+	var block *syntree.Node
+	for cur := r.load.Stmt.Parent(); cur != nil && block == nil; cur = cur.Parent() {
+		if cur.Type() != "block" {
+			continue
+		}
+		block = cur
+		for _, n := range nodes {
+			if !within(n, cur) {
+				block = nil
+				break
+			}
+		}
+	}
+	if block == nil || r.f.statementIn(block, r.scope) == nil {
+		return // the scope's own body, or not inside the scope
+	}
+	if top := r.f.statementIn(r.load.Stmt, r.scope); top != nil && top.Parent() != nil && top.Parent().Equal(block) {
+		return // the block statementIn already uses (the scope's body, a main guard)
+	}
+	if p := block.Parent(); p == nil || !slices.Contains([]string{"if_statement", "elif_clause", "else_clause"}, p.Type()) {
+		return // a loop's or a with's body: the lines would run again, or in another context
+	}
+	r.body = block
+	r.pads, r.configAfter = nil, -1
+	r.collectPads()
+	if r.peft != nil && within(block, r.peft) {
+		r.peft = nil // an adapter of another branch
+	}
+	for _, c := range r.f.Calls {
+		if c.Func == r.scope && within(c.Node, block) && (c.Method == "get_peft_model" || strings.HasSuffix(c.Qual, "PeftModel.from_pretrained")) {
+			r.peft = r.stmtIn(c.Node)
+			break
+		}
+	}
+}
 
 // collectPads gathers every pad setting of the tokenizer that runs before
 // training: assignments to its pad_token(_id), a config pad id that hides
@@ -415,6 +493,12 @@ func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *Func, inScope boo
 	}
 	ps.bad, ps.ok = hidesEOS(r.fam, kind, lit)
 	ps.named = kind == padNamed || kind == padEOSLike && ps.ok
+	ps.eos = kind == padEOS || kind == padEOSLike
+	if c := r.f.callAt(at); c != nil && c.Method == "add_special_tokens" {
+		if tok, literal := StringValue(v, r.text); literal && !r.fam.hasToken(tok) {
+			ps.added = true // a token of its own, which may be new: a new id
+		}
+	}
 	where := ps.stmt
 	if !inScope {
 		where = r.tok.Stmt
@@ -430,6 +514,8 @@ func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *Func, inScope boo
 	ps.guarded = top.Equal(ps.stmt) || top.Equal(Statement(where)) || padGuard(top, r.text)
 	if n := len(r.pads); n > 0 && r.pads[n-1].stmt.Equal(ps.stmt) {
 		r.pads[n-1].bad = r.pads[n-1].bad || ps.bad
+		r.pads[n-1].added = r.pads[n-1].added || ps.added
+		r.pads[n-1].eos = r.pads[n-1].eos && ps.eos
 		return
 	}
 	r.pads = append(r.pads, ps)
@@ -442,6 +528,7 @@ func (r *padRun) judgePads() {
 	for i, ps := range r.pads {
 		if ps.ok && ps.guarded {
 			r.good, r.named, lastOK = true, ps.named, i
+			r.goodPad = ps
 		}
 	}
 	for i, ps := range r.pads {
@@ -473,6 +560,12 @@ func (r *padRun) planBlock() {
 		r.plan.lines = r.plan.lines[:len(r.plan.lines)-4]
 		r.plan.resize = false
 		r.plan.why += "; remote code (trust_remote_code) may not add or resize tokens cleanly (NormHead), so the block adds none and the script's own pad stays where the vocabulary has no other"
+		if r.load.IDKnown && semantic.NoSparePad(r.load.ModelID) {
+			// Neither arm left can fire (unk is eos, no reserved pad): the
+			// block would change nothing and the finding would read as
+			// fixed (corpus shape N19).
+			r.plan = padFix{manual: true, why: fmt.Sprintf("%s: pad = eos masks every EOS, so the model never learns to stop; its tokenizer has no unk distinct from eos and no reserved pad, so a pad distinct from eos is a new token, which remote code (trust_remote_code) may not take cleanly: add one by hand (add_special_tokens), resize the embedding before get_peft_model and save its rows (modules_to_save)", r.load.ModelID)}
+		}
 	}
 	r.anchor = r.stmtIn(r.load.Stmt)
 	r.tokTop = r.stmtIn(r.tok.Stmt)
@@ -537,6 +630,14 @@ func (r *padRun) unbound(where *syntree.Node, names ...string) string {
 // setConfigPadID: the tokenizer has a dedicated pad; the config's pad id
 // is set after it, unless the script does.
 func (r *padRun) setConfigPadID() {
+	if ps := r.goodPad; ps != nil && ps.added && !r.resizes() {
+		// The new pad's id is one past the embedding unless the vocabulary
+		// had it: written into the config, it would make the first padded
+		// batch index past the matrix (corpus shape N4).
+		r.p.Report(Finding{Start: start(ps.stmt), End: end(ps.stmt), Severity: SeverityWarning,
+			Message: fmt.Sprintf("%s.add_special_tokens adds a pad the vocabulary may not have, and nothing resizes the embedding: a new id has no embedding row, so the first padded batch fails with an index error; resize before get_peft_model (%s.resize_token_embeddings(len(%s)), and save the new rows), or pad with a token the vocabulary has", r.tok.Name, r.model, r.tok.Name)})
+		return
+	}
 	if !r.named || r.configSet || r.anchor == nil || r.trainAt != nil && r.anchor.StartByte() > r.trainAt.StartByte() {
 		return
 	}
@@ -553,6 +654,34 @@ func (r *padRun) setConfigPadID() {
 	r.report(SeverityWarning, msg, fix)
 }
 
+// hasToken reports a token that the family's vocabulary is known to hold
+// (its reserved or own pad, unk and the like): adding it as the pad makes
+// no new id.
+func (fam padFamily) hasToken(tok string) bool {
+	switch fam {
+	case padLlama31, padLlama30:
+		return tok == reservedPad || strings.HasPrefix(tok, "<|reserved_special_token_")
+	case padSentencePiece:
+		return tok == "<unk>" || tok == "<s>" || tok == "</s>"
+	case padQwen2:
+		return tok == "<|endoftext|>" || tok == "<|fim_pad|>"
+	case padGemma:
+		return tok == "<pad>" || tok == "<unk>"
+	}
+	return false
+}
+
+// resizes reports a call that may resize the embedding anywhere in the
+// file (resize_token_embeddings, a helper named for it).
+func (r *padRun) resizes() bool {
+	for _, c := range r.f.Calls {
+		if strings.Contains(c.Method, "resize") {
+			return true
+		}
+	}
+	return false
+}
+
 // fixPad gives the family's pad: severity and applicability by what the
 // collator does with the pad, then the block in place of the last bad
 // line, or after the anchor (the tokenizer moved above get_peft_model
@@ -561,9 +690,15 @@ func (r *padRun) fixPad() {
 	p, f, text, fam, tok := r.p, r.f, r.text, r.fam, r.tok
 	coll := padCollator(p)
 	// Llama-3's id 0 is "!" whatever the collator (and generation reads
-	// the pad too): it is fixed everywhere, as is a model known only at
-	// run time, which may be one.
-	if coll.kind == collatorByPosition && !fam.llama3() && fam != padDynamic && fam != padOther {
+	// the pad too): it is fixed everywhere. A model known only at run time
+	// may be one, so it gets the block too, never safer than a family's own
+	// fix would be with the same evidence (REPROS 22): unsafe unless a
+	// collator is seen to mask by pad id.
+	onlyEOS := true // every bad pad is eos-like: under a collator that masks by position, harmless whatever the family (N2)
+	for _, b := range r.bad {
+		onlyEOS = onlyEOS && b.eos
+	}
+	if coll.kind == collatorByPosition && !fam.llama3() && (fam != padDynamic && fam != padOther || onlyEOS && len(r.bad) > 0) {
 		r.report(SeverityInfo, fmt.Sprintf("%s masks labels by position, so this pad does not hide EOS there; a pad distinct from eos is still the cleaner choice", coll.name), nil)
 		return
 	}
@@ -573,7 +708,12 @@ func (r *padRun) fixPad() {
 	case coll.kind == collatorByID:
 		msg += fmt.Sprintf(" (%s masks labels by pad id)", coll.name)
 	case fam == padDynamic:
-		sev = SeverityWarning
+		sev, applicability = SeverityWarning, Unsafe
+		if coll.kind == collatorByPosition {
+			msg += fmt.Sprintf("; %s masks labels by position, so the pad hides no EOS there, but id 0 is a real token (\"!\") if the model is Llama-3", coll.name)
+		} else {
+			msg += "; whether EOS is masked depends on the collator (transformers' DataCollatorForLanguageModeling and TRL's SFT collator before 0.17 mask by pad id)"
+		}
 	case !fam.llama3():
 		sev, applicability = SeverityWarning, Unsafe
 		msg += "; whether EOS is masked depends on the collator (transformers' DataCollatorForLanguageModeling and TRL's SFT collator before 0.17 mask by pad id)"
@@ -585,7 +725,7 @@ func (r *padRun) fixPad() {
 		// No fix (Qwen base, Qwen-1): worth a warning only where a collator
 		// is seen to mask by id (Qwen-1's own scripts mask with their own
 		// ignore id).
-		if coll.kind == collatorByID {
+		if coll.kind == collatorByID || r.plan.manual && coll.kind != collatorByPosition {
 			r.report(SeverityWarning, msg, nil)
 		}
 		return
@@ -698,6 +838,9 @@ type padFix struct {
 	why    string
 	title  string
 	resize bool // the lines may resize the embeddings
+	// manual: no fix can do it here (N19), so the warning is given
+	// unless a collator is seen to mask by position.
+	manual bool
 }
 
 func padPlan(fam padFamily, load *Load, tok, model string) padFix {

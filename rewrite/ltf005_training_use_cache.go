@@ -63,6 +63,20 @@ func runTrainingUseCache(p *Pass) {
 	if t := f.trainerName(); t != "" {
 		later = fmt.Sprintf("; %s sets it itself from transformers 5.0", t)
 	}
+	// A load the flow cannot follow (a helper module's, a config's) that
+	// is given a use_cache which may be True: a warning, no edit.
+	trained := map[[2]uint32]bool{} // the use_cache values of training loads: fixed below
+	for _, l := range f.TrainingLoads() {
+		if v := l.Arg("use_cache", p.Src.Text); v != nil {
+			trained[[2]uint32{v.StartByte(), v.EndByte()}] = true
+		}
+	}
+	for _, l := range f.ModelLoads() {
+		if v := l.Arg("use_cache", p.Src.Text); l.Undecided() && l.Kind.Decoder() && v != nil && !f.always(v, "false") && !trained[[2]uint32{v.StartByte(), v.EndByte()}] {
+			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				Message: l.UndecidedMessage(fmt.Sprintf("use_cache=%s leaves the KV cache on for training on some path: pass False for training (%s%s)", strings.Join(strings.Fields(v.Content(p.Src.Text)), " "), p.Versions.Transformers.Describe("transformers"), later))})
+		}
+	}
 	// Each training load gets the line right after the statement that
 	// binds it, in its own branch: a model bound in an if/elif/else gets
 	// it in every branch, never after the whole statement (where another

@@ -43,7 +43,12 @@ type Rule struct {
 // call, a step of something named optim...). The calls are a pattern, not
 // words: "backward" and "optim" alone are in a tenth of a library's files
 // (backwards compatibility, optimize), which then cost a parse each.
-var trainingWords = []string{"Trainer", "train(", "get_peft_model", "prepare_model_for_kbit_training"}
+// The rest are the adapter and training words of loads whose model leaves
+// the file: a config's lazy load has an adapter config beside it
+// (lazyLoad), a helper module's load reads a training option
+// (readsTrainingOption, case-insensitive there).
+var trainingWords = []string{"Trainer", "train(", "get_peft_model", "prepare_model_for_kbit_training",
+	"gradient_checkpointing", "lora", "Lora", "LoRA", "LORA", "peft", "Peft", "PEFT"}
 
 // hasTrainingCall reports a call that markScopes takes for training and
 // trainingWords cannot name: backward(...) (loss.backward(),

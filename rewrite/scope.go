@@ -109,8 +109,16 @@ func (f *Facts) trainerTrainsAdapter(c *Call) bool {
 // (shared by training and other callers, or passed where it cannot see).
 func (f *Facts) undecidedAt(start, end int) bool {
 	for _, l := range f.ModelLoads() {
-		if l.Undecided() && int(l.Node.StartByte()) <= start && end <= int(l.Node.EndByte()) {
+		if !l.Undecided() {
+			continue
+		}
+		if int(l.Node.StartByte()) <= start && end <= int(l.Node.EndByte()) {
 			return true
+		}
+		for _, v := range l.kwargs.entries { // a value in its **kwargs dict
+			if int(v.StartByte()) <= start && end <= int(v.EndByte()) {
+				return true
+			}
 		}
 	}
 	return false

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"testing"
@@ -145,6 +146,31 @@ func TestClassNamePredicatesEqualRegexps(t *testing.T) {
 		}
 		if got, want := isTrainingArgsClass(name), args.MatchString(name); got != want {
 			t.Fatalf("isTrainingArgsClass(%q) = %v, regexp %v", name, got, want)
+		}
+	}
+}
+
+// Loads whose model leaves the file pass the training gate on their own
+// evidence: a config's lazy load beside an adapter config, a helper
+// module's load that reads a training option. The same loads without it
+// are not parsed.
+func TestPrefilterLoadsThatLeaveTheFile(t *testing.T) {
+	eng, err := New(Options{Select: []string{"LTF001"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy := "model = dict(llm=dict(type=AutoModelForCausalLM.from_pretrained, torch_dtype=torch.bfloat16)%s)\n"
+	helper := "def get(a):\n    return AutoModelForCausalLM.from_pretrained(a.name, torch_dtype=getattr(torch, a.dtype)%s)\n"
+	for _, c := range []struct{ shape, with, without string }{
+		{lazy, ", lora=dict(type=LoraConfig, r=8)", ""},
+		{helper, ", use_cache=not a.gradient_checkpointing", ""},
+	} {
+		src := []byte(fmt.Sprintf(c.shape, c.with))
+		if !eng.MayMatch(src) || checkFindings(t, eng, string(src)) == 0 {
+			t.Errorf("no finding through the prefilter in\n%s", src)
+		}
+		if src := []byte(fmt.Sprintf(c.shape, c.without)); eng.MayMatch(src) {
+			t.Errorf("no evidence, yet the prefilter passes\n%s", src)
 		}
 	}
 }

@@ -38,6 +38,10 @@ const (
 	TRLConfig
 	// Optimizer: torch.optim's and bitsandbytes' optimizer classes.
 	Optimizer
+	// AdapterConfig: peft's adapter configs (LoraConfig, AdaLoraConfig,
+	// LoHaConfig, LoKrConfig, IA3Config): evidence that an adapter trains
+	// the model it is given with.
+	AdapterConfig
 )
 
 // Has reports whether r includes every role of want.
@@ -100,6 +104,10 @@ func Of(qual string) Role {
 	}
 	if kind, ok := strings.CutSuffix(name, "Config"); ok && slices.Contains(trlKinds, kind) {
 		r |= TrainingArgs | TRLConfig
+	}
+	switch name {
+	case "LoraConfig", "AdaLoraConfig", "LoHaConfig", "LoKrConfig", "IA3Config":
+		r |= AdapterConfig
 	}
 	if optimizerWord(name) && optimizerClass.MatchString(name) {
 		r |= Optimizer

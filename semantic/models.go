@@ -168,7 +168,16 @@ var (
 	// chatglmID: ChatGLM2/3 checkpoints, whose remote code computes
 	// attention itself.
 	chatglmID = regexp.MustCompile(`(?i)(^|/)chatglm`)
+	// byteBPEID: families with a GPT-2-style byte-level vocabulary whose
+	// unk is eos (<|endoftext|>) or absent, and with no reserved pad.
+	byteBPEID = regexp.MustCompile(`(?i)(^|/)(distil)?gpt2|(^|/)phi-(1|1_5|2)([^.0-9]|$)|codegen|gpt-neo|gpt-j-|pythia|starcoder|santacoder`)
 )
+
+// NoSparePad reports a model id whose tokenizer has no pad to fall back
+// on: its unk is eos or absent and no reserved pad token exists (GPT-2,
+// phi-1/1.5/2, CodeGen, GPT-Neo/J/NeoX, Pythia, StarCoder). A pad distinct
+// from eos there is a new token, with a resize.
+func NoSparePad(id string) bool { return byteBPEID.MatchString(id) }
 
 // BF16Native reports a model id of a family trained in bf16 (Qwen2/2.5/3,
 // Gemma-2/3/4): fp16 overflows in its activations.

@@ -52,7 +52,9 @@ func TestRolesOfResolvedCallees(t *testing.T) {
 		{"CustomDPOTrainer", Trainer | TRLTrainer, 0},
 		{"transformers.Seq2SeqTrainingArguments", TrainingArgs, TRLConfig},
 		{"trl.SFTConfig", TrainingArgs | TRLConfig, Trainer},
-		{"peft.LoraConfig", 0, TrainingArgs},
+		{"peft.LoraConfig", AdapterConfig, TrainingArgs},
+		{"peft.AdaLoraConfig", AdapterConfig, 0},
+		{"transformers.AutoConfig", 0, AdapterConfig},
 		{"torch.optim.AdamW", Optimizer, 0},
 		{"bnb.optim.PagedAdamW32bit", Optimizer, 0},
 		{"transformers.Adafactor", Optimizer, 0},
@@ -147,5 +149,18 @@ func TestFamilies(t *testing.T) {
 	}
 	if !BF16NativeClass("Qwen2ForCausalLM") || !BF16NativeClass("Gemma3ForConditionalGeneration") || BF16NativeClass("LlamaForCausalLM") {
 		t.Error("BF16NativeClass")
+	}
+}
+
+func TestNoSparePad(t *testing.T) {
+	for id, want := range map[string]bool{
+		"microsoft/phi-2": true, "microsoft/phi-1_5": true, "gpt2": true, "openai-community/gpt2-xl": true,
+		"EleutherAI/pythia-1b": true, "bigcode/starcoder": true, "Salesforce/codegen-2B-mono": true,
+		"microsoft/Phi-3-mini-4k-instruct": false, "microsoft/phi-4": false, "meta-llama/Llama-2-7b-hf": false,
+		"Qwen/Qwen2.5-7B": false, "google/gemma-2-2b": false,
+	} {
+		if NoSparePad(id) != want {
+			t.Errorf("NoSparePad(%q) = %v, want %v", id, !want, want)
+		}
 	}
 }
