@@ -22,6 +22,7 @@ import (
 	"github.com/smacker/go-tree-sitter/yaml"
 
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 	"github.com/loratune/loratune-fix/version"
 )
@@ -96,7 +97,7 @@ type file struct {
 	kind  Kind
 	text  []byte
 	json  bool
-	src   *rewrite.Source
+	src   *semantic.Source
 	tree  *sitter.Tree
 	lang  *sitter.Language
 	names *syntree.Language
@@ -153,7 +154,7 @@ func read(name string, text []byte) *file {
 		f.close()
 		return nil
 	}
-	f.src = rewrite.NewSource(text)
+	f.src = semantic.NewSource(text)
 	return f
 }
 
@@ -322,7 +323,7 @@ type pass struct {
 	vs       version.Versions
 	findings []rewrite.Finding
 	// scope says why the training rules' fixes are withheld from the run
-	// being read (rewrite.FullFineTune), "" when they apply: the decision
+	// being read (semantic.FullFineTune), "" when they apply: the decision
 	// Python scripts get (rewrite.Withhold).
 	scope string
 }

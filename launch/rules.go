@@ -43,7 +43,7 @@ func (p *pass) llamaFactory() {
 	if !adapter {
 		// full, freeze (GaLore, BAdam, APOLLO ride on these): every weight
 		// trains, as in a Python full fine-tune.
-		p.scope = rewrite.FullFineTune
+		p.scope = semantic.FullFineTune
 	}
 	qb, _ := m.get("quantization_bit")
 	quantized := qb != nil && !qb.isNull(text)
@@ -144,7 +144,7 @@ func (p *pass) axolotl() {
 	}
 	adapter := adapterKind == "lora" || adapterKind == "qlora"
 	if !adapter {
-		p.scope = rewrite.FullFineTune // no adapter: axolotl trains every weight
+		p.scope = semantic.FullFineTune // no adapter: axolotl trains every weight
 	}
 	p.fp16OnBF16Native(m, "base_model")
 
@@ -335,7 +335,7 @@ func (p *pass) trlConfig() {
 		}
 	}
 	if !adapter {
-		p.scope = rewrite.FullFineTune // a recipe without use_peft trains every weight
+		p.scope = semantic.FullFineTune // a recipe without use_peft trains every weight
 	}
 	quantized := false
 	for _, k := range []string{"load_in_4bit", "load_in_8bit"} {

@@ -107,7 +107,7 @@ func (p *pass) shell() {
 		}
 		r := p.runOf(c)
 		if r.told && !r.adapter {
-			p.scope = rewrite.FullFineTune
+			p.scope = semantic.FullFineTune
 		}
 		p.shellPrecision(c, r)
 		p.shellAttention(c, r)
@@ -131,7 +131,7 @@ func (p *pass) llamaFactoryFlags(c *command) {
 		ftype = f.value.text
 	}
 	if ftype != "lora" && ftype != "oft" {
-		p.scope = rewrite.FullFineTune
+		p.scope = semantic.FullFineTune
 	}
 	unsloth := flagTrue(getFlag(c.flags, "use_unsloth"))
 	fa := getFlag(c.flags, "flash_attn")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -48,7 +49,7 @@ func aliasImports(text []byte) (out []byte, ok bool) {
 		}
 	}
 	inImport := map[*syntree.Node]bool{}
-	walkNodes(root, func(n *syntree.Node) bool {
+	semantic.WalkNodes(root, func(n *syntree.Node) bool {
 		switch n.Type() {
 		case "import_statement", "import_from_statement", "future_import_statement":
 			inImport[n] = true
@@ -78,7 +79,7 @@ func aliasImports(text []byte) (out []byte, ok bool) {
 	if len(renamed) == 0 {
 		return nil, false
 	}
-	walkNodes(root, func(n *syntree.Node) bool {
+	semantic.WalkNodes(root, func(n *syntree.Node) bool {
 		if inImport[n] {
 			return false
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loratune/loratune-fix/internal/corpus"
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // The parts of a fix on a training script, each over the same 100
@@ -37,20 +38,20 @@ func BenchmarkParse(b *testing.B) {
 // BenchmarkQueryWalk is one walk of the compiled queries over a parsed
 // script, and the file model built from the matches.
 func BenchmarkQueryWalk(b *testing.B) {
-	q, err := loadQueries()
+	q, err := semantic.LoadQueries()
 	if err != nil {
 		b.Fatal(err)
 	}
 	texts := scripts()
-	var all []func() *Facts
+	var all []func() *semantic.Facts
 	for _, text := range texts {
 		tree, err := parse(text, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer tree.Close()
-		src, pt := NewSource(text), goTree(tree)
-		all = append(all, func() *Facts { return buildFacts(src, pt, q) })
+		src, pt := semantic.NewSource(text), goTree(tree)
+		all = append(all, func() *semantic.Facts { return semantic.BuildFacts(src, pt, q) })
 	}
 	i := 0
 	for b.Loop() {

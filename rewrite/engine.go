@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // Options choose the rules and how fixes are applied.
@@ -43,7 +45,7 @@ type Engine struct {
 
 // New checks the options and returns an engine.
 func New(opts Options) (*Engine, error) {
-	if _, err := loadQueries(); err != nil {
+	if _, err := semantic.LoadQueries(); err != nil {
 		return nil, err
 	}
 	rules, notes, err := Selection{opts.Profile, opts.Select, opts.ExtendSelect, opts.Ignore}.Resolve()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 const trainingScript = `import torch
@@ -219,7 +220,7 @@ func TestEveryRuleIsDocumentedAndHasTriggers(t *testing.T) {
 }
 
 func TestColumnsCountCharacters(t *testing.T) {
-	src := NewSource([]byte("é = 1\nx = 'ü' + y\n"))
+	src := semantic.NewSource([]byte("é = 1\nx = 'ü' + y\n"))
 	if p := src.Position(len("é = 1\nx = 'ü' + ")); p.Line != 2 || p.Column != 11 {
 		t.Errorf("position %+v, want line 2 column 11", p)
 	}
@@ -257,8 +258,8 @@ func TestIndentUnitComesFromBlocksNotFromStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tree.Close()
-	src := NewSource([]byte(text))
-	src.root = goTree(tree).Root()
+	src := semantic.NewSource([]byte(text))
+	src.Root = goTree(tree).Root()
 	if u := src.IndentUnit(); u != "    " {
 		t.Errorf("indent unit %q, want four spaces (the docstring's two-space lines do not count)", u)
 	}

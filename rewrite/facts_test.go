@@ -5,10 +5,11 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
-// dottedName's plain-bytes path names every node of the fixtures as the
+// DottedName's plain-bytes path names every node of the fixtures as the
 // walk down the chain does.
 func TestDottedNameFastPathEqualsWalk(t *testing.T) {
 	var walk func(n *syntree.Node, text []byte) string
@@ -39,7 +40,7 @@ func TestDottedNameFastPathEqualsWalk(t *testing.T) {
 		}
 		var visit func(node *syntree.Node)
 		visit = func(node *syntree.Node) {
-			if got, want := dottedName(node, text), walk(node, text); got != want {
+			if got, want := semantic.DottedName(node, text), walk(node, text); got != want {
 				t.Errorf("%q: dottedName %q, walk %q", node.Content(text), got, want)
 			}
 			n++
@@ -79,7 +80,7 @@ func TestStringValueRefusesFStrings(t *testing.T) {
 			t.Fatal(err)
 		}
 		value := goTree(tree).Root().NamedChild(0).NamedChild(0).ChildByFieldName("right")
-		got, ok := StringValue(value, text)
+		got, ok := semantic.StringValue(value, text)
 		if got != c.want || ok != c.ok {
 			t.Errorf("StringValue(%s) = %q, %v; want %q, %v", c.expr, got, ok, c.want, c.ok)
 		}
@@ -87,7 +88,7 @@ func TestStringValueRefusesFStrings(t *testing.T) {
 	}
 }
 
-// hasSpace, which tells ASCII bytes without decoding, answers what
+// HasSpace, which tells ASCII bytes without decoding, answers what
 // unicode.IsSpace over every rune answers, for the text of every node of
 // every fixture and for spaces past ASCII and broken UTF-8.
 func TestHasSpaceEqualsIsSpace(t *testing.T) {
@@ -96,7 +97,7 @@ func TestHasSpaceEqualsIsSpace(t *testing.T) {
 	spaced := 0
 	for _, s := range texts {
 		want := strings.IndexFunc(s, unicode.IsSpace) >= 0
-		if got := hasSpace(s); got != want {
+		if got := semantic.HasSpace(s); got != want {
 			t.Errorf("%.40q: hasSpace %v, unicode.IsSpace %v", s, got, want)
 		}
 		if want {
@@ -110,7 +111,7 @@ func TestHasSpaceEqualsIsSpace(t *testing.T) {
 
 // A call's Qual is its callee resolved once the imports are all read, so
 // rules read it instead of resolving again: on every fixture it is what
-// Resolve gives after buildFacts.
+// Resolve gives after BuildFacts.
 func TestQualIsResolved(t *testing.T) {
 	calls, aliased := 0, 0
 	for _, text := range fixtureTexts(t, []byte("c = th.compile(m)\nimport torch as th\n")) {
@@ -130,7 +131,7 @@ func TestQualIsResolved(t *testing.T) {
 	}
 }
 
-// plainDotted, one pass over the bytes, judges every node text of every
+// PlainDotted, one pass over the bytes, judges every node text of every
 // fixture and the edge cases as a split at the dots does.
 func TestPlainDottedEqualsSplit(t *testing.T) {
 	split := func(s string) bool {
@@ -139,7 +140,7 @@ func TestPlainDottedEqualsSplit(t *testing.T) {
 				return false
 			}
 			for i := 0; i < len(part); i++ {
-				if !isWordByte(part[i]) {
+				if !semantic.IsWordByte(part[i]) {
 					return false
 				}
 			}
@@ -151,7 +152,7 @@ func TestPlainDottedEqualsSplit(t *testing.T) {
 	plain := 0
 	for _, s := range texts {
 		want := split(s)
-		if got := plainDotted([]byte(s)); got != want {
+		if got := semantic.PlainDotted([]byte(s)); got != want {
 			t.Errorf("%.40q: plainDotted %v, split %v", s, got, want)
 		}
 		if want {

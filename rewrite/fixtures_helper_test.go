@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -38,7 +39,7 @@ func fixtureNodeTexts(t testing.TB) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		walkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
+		semantic.WalkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
 			texts = append(texts, n.Content(text))
 			return true
 		})

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -58,11 +59,11 @@ if __name__ == "__main__":
     f(cfg)
 `)
 	texts := fixtureTexts(t, extra)
-	q, err := loadQueries()
+	q, err := semantic.LoadQueries()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { flowGate = true }()
+	defer func() { semantic.FlowGate = true }()
 	reads := 0
 	for _, text := range texts {
 		tree, err := parse(text, 0)
@@ -70,25 +71,25 @@ if __name__ == "__main__":
 			t.Fatal(err)
 		}
 		pt := goTree(tree)
-		src := NewSource(text)
-		src.root = pt.Root()
-		flowGate = true
-		gated := buildFacts(src, pt, q)
-		flowGate = false
-		plain := buildFacts(src, pt, q)
+		src := semantic.NewSource(text)
+		src.Root = pt.Root()
+		semantic.FlowGate = true
+		gated := semantic.BuildFacts(src, pt, q)
+		semantic.FlowGate = false
+		plain := semantic.BuildFacts(src, pt, q)
 		var keys []string
 		var stmts []*syntree.Node
-		walkNodes(pt.Root(), func(n *syntree.Node) bool {
+		semantic.WalkNodes(pt.Root(), func(n *syntree.Node) bool {
 			switch n.Type() {
 			case "identifier", "attribute":
 				reads++
-				flowGate = true
+				semantic.FlowGate = true
 				a := describe(gated.ReachingAt(n))
-				flowGate = false
+				semantic.FlowGate = false
 				if b := describe(plain.ReachingAt(n)); a != b {
 					t.Errorf("%q at %d: with mentions %s, without %s", n.Content(text), n.StartByte(), a, b)
 				}
-				keys = append(keys, compact(n.Content(text)))
+				keys = append(keys, semantic.Compact(n.Content(text)))
 			}
 			if p := n.Parent(); p != nil && (p.Type() == "block" || p.Type() == "module") {
 				stmts = append(stmts, n)
@@ -97,9 +98,9 @@ if __name__ == "__main__":
 		})
 		for _, s := range stmts {
 			for _, k := range keys[:min(len(keys), 40)] {
-				flowGate = true
+				semantic.FlowGate = true
 				a := describe(gated.ReachingBefore(k, s))
-				flowGate = false
+				semantic.FlowGate = false
 				if b := describe(plain.ReachingBefore(k, s)); a != b {
 					t.Errorf("%s before %q: with mentions %s, without %s", k, s.Content(text), a, b)
 				}
@@ -114,7 +115,7 @@ if __name__ == "__main__":
 
 // describe renders a Reach with its bindings by position, so that two
 // models of one tree compare.
-func describe(r Reach) string {
+func describe(r semantic.Reach) string {
 	s := fmt.Sprint(r.MaybeUnbound)
 	for _, d := range r.Defs {
 		s += fmt.Sprintf(" %d/%v/%v/%d", d.Kind, pos(d.Stmt), pos(d.Value), d.Index)
@@ -136,7 +137,7 @@ func TestOccurrencesEqualPlainScan(t *testing.T) {
 	plain := func(text []byte, word string) []int {
 		var out []int
 		for i := 0; i+len(word) <= len(text); i++ {
-			if string(text[i:i+len(word)]) == word && (i == 0 || !isWordByte(text[i-1])) && (i+len(word) == len(text) || !isWordByte(text[i+len(word)])) {
+			if string(text[i:i+len(word)]) == word && (i == 0 || !semantic.IsWordByte(text[i-1])) && (i+len(word) == len(text) || !semantic.IsWordByte(text[i+len(word)])) {
 				out = append(out, i)
 			}
 		}
@@ -154,17 +155,17 @@ func TestOccurrencesEqualPlainScan(t *testing.T) {
 		for _, w := range edge {
 			seen[w] = true
 		}
-		walkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
+		semantic.WalkNodes(goTree(tree).Root(), func(n *syntree.Node) bool {
 			if n.Type() == "identifier" {
 				seen[n.Content(text)] = true
 			}
 			return true
 		})
 		tree.Close()
-		f := &Facts{Src: NewSource(text)}
+		f := &semantic.Facts{Src: semantic.NewSource(text)}
 		for w := range seen {
 			words++
-			if got, want := f.occurrences(w), plain(text, w); !slices.Equal(got, want) {
+			if got, want := f.Occurrences(w), plain(text, w); !slices.Equal(got, want) {
 				t.Errorf("%q in %.40q: at %v, plain scan %v", w, text, got, want)
 			}
 		}

@@ -2,6 +2,8 @@ package rewrite
 
 import (
 	"testing"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // namesGemma2 answers what gemma2ID matching the whole text answers, on
@@ -17,9 +19,9 @@ func TestNamesGemma2MatchesRegexp(t *testing.T) {
 	}
 	named := 0
 	for _, text := range texts {
-		f := &Facts{Src: NewSource([]byte(text))}
+		f := &semantic.Facts{Src: semantic.NewSource([]byte(text))}
 		want := gemma2ID.MatchString(text)
-		if got := f.namesGemma2(); got != want {
+		if got := namesGemma2(f); got != want {
 			t.Errorf("%.60q: namesGemma2 %v, regexp %v", text, got, want)
 		}
 		if want {

@@ -33,13 +33,13 @@ type Refusal struct {
 // offsets) made of before, for the fixes chosen, and returns those that
 // fail.
 func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Finding) []Refusal {
-	q, err := loadQueries()
+	q, err := semantic.LoadQueries()
 	if err != nil {
 		return nil
 	}
-	src := NewSource(out)
+	src := semantic.NewSource(out)
 	pt := tree.goTree()
-	src.root = pt.Root()
+	src.Root = pt.Root()
 	// A span that reads no name passes (checkSpan says "" for it): where
 	// no span reads one, the output needs no file model at all.
 	type reading struct {
@@ -58,11 +58,11 @@ func bindingGuard(before, out []byte, tree *parsed, applied []Edit, chosen []*Fi
 	if len(spans) == 0 {
 		return nil
 	}
-	f := buildFacts(src, pt, q)
+	f := semantic.BuildFacts(src, pt, q)
 	var fails []Refusal
 	for _, r := range spans {
 		span := r.span
-		why := f.checkSpan(span.start, span.start+len(span.text), r.reads)
+		why := checkSpan(f, span.start, span.start+len(span.text), r.reads)
 		if why == "" {
 			continue
 		}
@@ -107,11 +107,11 @@ func ownsEdit(fx *Fix, e Edit) bool {
 // checkSpan checks reads, the reads of names in out[from:to] (new text of
 // a fix, readsIn): "" when each is bound on every path and of the right
 // kind, and the statement does not come after training; else why not.
-func (f *Facts) checkSpan(from, to int, reads []*syntree.Node) string {
+func checkSpan(f *semantic.Facts, from, to int, reads []*syntree.Node) string {
 	text := f.Src.Text
 	for _, r := range reads {
 		name := r.Content(text)
-		at := f.Src.Position(start(r)).Line
+		at := f.Src.Position(r.Start()).Line
 		reach := f.ReachingAt(r)
 		if reach.MaybeUnbound {
 			if len(reach.Defs) == 0 {
@@ -120,23 +120,23 @@ func (f *Facts) checkSpan(from, to int, reads []*syntree.Node) string {
 			return fmt.Sprintf("%s may be unbound where line %d reads it (bound on some paths only)", name, at)
 		}
 		if p := r.Parent(); p != nil && p.Type() == "attribute" && p.ChildByFieldName("object").Equal(r) {
-			if kind := f.wrongKind(r); kind != "" {
-				return fmt.Sprintf("%s may hold %s where line %d reads %s", name, kind, at, compact(p.Content(text)))
+			if kind := wrongKind(f, r); kind != "" {
+				return fmt.Sprintf("%s may hold %s where line %d reads %s", name, kind, at, semantic.Compact(p.Content(text)))
 			}
 		}
 	}
 	for _, r := range reads {
 		if p := r.Parent(); p != nil && p.Type() == "attribute" && p.ChildByFieldName("object").Equal(r) {
 			if attr := p.ChildByFieldName("attribute").Content(text); attr == "pad_token_id" || attr == "pad_token" {
-				if later := f.padSetAfter(r, to); later != nil {
-					return fmt.Sprintf("line %d sets or reads %s before the script sets its own pad (line %d)", f.Src.Position(start(r)).Line, compact(p.Content(text)), f.Src.Position(start(later)).Line)
+				if later := padSetAfter(f, r, to); later != nil {
+					return fmt.Sprintf("line %d sets or reads %s before the script sets its own pad (line %d)", f.Src.Position(r.Start()).Line, semantic.Compact(p.Content(text)), f.Src.Position(later.Start()).Line)
 				}
 			}
 		}
 	}
 	if len(reads) > 0 {
-		if t := f.trainingBefore(from); t != nil {
-			return fmt.Sprintf("line %d comes after the training at line %d, which it would not change", f.Src.Position(from).Line, f.Src.Position(start(t)).Line)
+		if t := trainingBefore(f, from); t != nil {
+			return fmt.Sprintf("line %d comes after the training at line %d, which it would not change", f.Src.Position(from).Line, f.Src.Position(t.Start()).Line)
 		}
 	}
 	return ""
@@ -202,21 +202,21 @@ var idLike = regexp.MustCompile(`(?i)(name_or_path|model_id|model_name|_path|_di
 // wrongKind says what non-object the name n may hold on some path: a
 // string (a literal, or an id spelled like one), or a class; "" when
 // every value it may hold is something else.
-func (f *Facts) wrongKind(n *syntree.Node) string {
+func wrongKind(f *semantic.Facts, n *syntree.Node) string {
 	text := f.Src.Text
 	for _, d := range f.ReachingAt(n).Defs {
 		v := d.Value
-		if d.Kind != DefAssign || v == nil || d.Index >= 0 {
+		if d.Kind != semantic.DefAssign || v == nil || d.Index >= 0 {
 			continue
 		}
 		switch v.Type() {
 		case "string", "concatenated_string":
-			return "a string (" + v.Content(text) + ", line " + fmt.Sprint(f.Src.Position(start(v)).Line) + ")"
+			return "a string (" + v.Content(text) + ", line " + fmt.Sprint(f.Src.Position(v.Start()).Line) + ")"
 		case "attribute", "identifier":
-			name := dottedName(v, text)
+			name := semantic.DottedName(v, text)
 			last := name[strings.LastIndexByte(name, '.')+1:]
 			if idLike.MatchString(last) {
-				return "a model id (" + name + ", line " + fmt.Sprint(f.Src.Position(start(v)).Line) + ")"
+				return "a model id (" + name + ", line " + fmt.Sprint(f.Src.Position(v.Start()).Line) + ")"
 			}
 			if q := f.Resolve(name); q != name && semantic.ModelClass(last) {
 				return "a class (" + name + ")"
@@ -230,16 +230,16 @@ func (f *Facts) wrongKind(n *syntree.Node) string {
 // Trainer's train()) of the scope holding offset that ends before it, when
 // no training of the scope comes after offset; else nil. Lines there
 // change nothing any training sees.
-func (f *Facts) trainingBefore(offset int) *syntree.Node {
-	scope := f.module
+func trainingBefore(f *semantic.Facts, offset int) *syntree.Node {
+	scope := f.Module
 	for _, fn := range f.Funcs {
-		if int(fn.start) <= offset && offset < int(fn.end) {
+		if int(fn.Start) <= offset && offset < int(fn.End) {
 			scope = fn
 		}
 	}
 	var before *syntree.Node
 	for _, c := range f.Calls {
-		if c.Func != scope || c.Method != "train" || len(realArgs(c.Args)) > 0 || !f.isTrainer(c) {
+		if c.Func != scope || c.Method != "train" || len(semantic.RealArgs(c.Args)) > 0 || !isTrainer(f, c) {
 			continue
 		}
 		switch {
@@ -257,7 +257,7 @@ func (f *Facts) trainingBefore(offset int) *syntree.Node {
 }
 
 // isTrainer reports x.train() where x holds a Trainer, or Trainer(...).train().
-func (f *Facts) isTrainer(c *Call) bool {
+func isTrainer(f *semantic.Facts, c *semantic.Call) bool {
 	obj := c.Node.ChildByFieldName("function").ChildByFieldName("object")
 	if obj == nil {
 		return false
@@ -265,7 +265,7 @@ func (f *Facts) isTrainer(c *Call) bool {
 	vals, _ := f.Values(obj)
 	for _, v := range vals {
 		if v.Type() == "call" {
-			if tc := f.callAt(v); tc != nil && tc.IsTrainerCall() {
+			if tc := f.CallAt(v); tc != nil && tc.IsTrainerCall() {
 				return true
 			}
 		}
@@ -310,7 +310,7 @@ func UnsafeReads(text []byte) (map[string]int, error) {
 			if f.ReachingAt(n).MaybeUnbound {
 				out["unbound "+name]++
 			}
-			if p := n.Parent(); p != nil && p.Type() == "attribute" && p.ChildByFieldName("object").Equal(n) && f.wrongKind(n) != "" {
+			if p := n.Parent(); p != nil && p.Type() == "attribute" && p.ChildByFieldName("object").Equal(n) && wrongKind(f, n) != "" {
 				out["not an object "+name]++
 			}
 			return
@@ -330,11 +330,11 @@ func UnsafeReads(text []byte) (map[string]int, error) {
 // ..., tok.add_special_tokens({"pad_token": ...}), or a call of the file's
 // function given tok that does either to its parameter. A pad read before
 // it reads what the script then replaces.
-func (f *Facts) padSetAfter(tok *syntree.Node, offset int) *syntree.Node {
+func padSetAfter(f *semantic.Facts, tok *syntree.Node, offset int) *syntree.Node {
 	text := f.Src.Text
 	name := tok.Content(text)
-	scope := f.scopeOf(tok)
-	setsPad := func(fn *Func, param string) bool {
+	scope := f.ScopeOf(tok)
+	setsPad := func(fn *semantic.Func, param string) bool {
 		addTokens, pad, padID := param+".add_special_tokens", param+".pad_token", param+".pad_token_id"
 		for _, c := range f.Calls {
 			if c.Func == fn && c.Dotted == addTokens && strings.Contains(c.Args.Content(text), "pad_token") {
@@ -356,20 +356,20 @@ func (f *Facts) padSetAfter(tok *syntree.Node, offset int) *syntree.Node {
 		// (Whether training came before is asked last, of the calls
 		// that would count: it reads the flow of each training call.)
 		if c.Dotted == addTokens && strings.Contains(c.Args.Content(text), "pad_token") {
-			if f.trainingBefore(int(c.Node.StartByte())) == nil {
+			if trainingBefore(f, int(c.Node.StartByte())) == nil {
 				return c.Node
 			}
 			continue
 		}
-		fn := f.localFunc(c.Node)
-		if fn == nil || f.trainingBefore(int(c.Node.StartByte())) != nil {
+		fn := f.LocalFunc(c.Node)
+		if fn == nil || trainingBefore(f, int(c.Node.StartByte())) != nil {
 			continue
 		}
-		for i, a := range realArgs(c.Args) {
+		for i, a := range semantic.RealArgs(c.Args) {
 			if a.Type() != "identifier" || a.Content(text) != name {
 				continue
 			}
-			params := namedNoComments(fn.Node.ChildByFieldName("parameters"))
+			params := semantic.NamedNoComments(fn.Node.ChildByFieldName("parameters"))
 			if i < len(params) {
 				p := params[i]
 				if p.Type() == "default_parameter" || p.Type() == "typed_default_parameter" {
@@ -383,7 +383,7 @@ func (f *Facts) padSetAfter(tok *syntree.Node, offset int) *syntree.Node {
 	}
 	pad, padID := name+".pad_token", name+".pad_token_id"
 	for _, a := range f.Assigns {
-		if a.Func == scope && int(a.Node.StartByte()) >= offset && (a.Text == pad || a.Text == padID) && f.trainingBefore(int(a.Node.StartByte())) == nil {
+		if a.Func == scope && int(a.Node.StartByte()) >= offset && (a.Text == pad || a.Text == padID) && trainingBefore(f, int(a.Node.StartByte())) == nil {
 			return a.Node
 		}
 	}
@@ -392,18 +392,18 @@ func (f *Facts) padSetAfter(tok *syntree.Node, offset int) *syntree.Node {
 
 // wholeText parses text and builds its file model, for the checks over a
 // whole text (UnsafeReads, KeywordUses); done releases the parse.
-func wholeText(text []byte) (f *Facts, done func(), err error) {
+func wholeText(text []byte) (f *semantic.Facts, done func(), err error) {
 	tree, err := parse(text, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	q, err := loadQueries()
+	q, err := semantic.LoadQueries()
 	if err != nil {
 		tree.Close()
 		return nil, nil, err
 	}
-	src := NewSource(text)
+	src := semantic.NewSource(text)
 	pt := goTree(tree)
-	src.root = pt.Root()
-	return buildFacts(src, pt, q), func() { tree.Close() }, nil
+	src.Root = pt.Root()
+	return semantic.BuildFacts(src, pt, q), func() { tree.Close() }, nil
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/pyedit"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -23,11 +25,11 @@ func insertingRule(marker, line string) *Rule {
 			if !strings.Contains(stmt.Content(p.Src.Text), marker) {
 				continue
 			}
-			e, ok := insertAfter(p.Src, stmt, []string{line})
+			e, ok := pyedit.InsertAfter(p.Src, stmt, []string{line})
 			if !ok {
 				return
 			}
-			p.Report(Finding{Start: start(stmt), End: end(stmt), Message: "test", Fix: &Fix{Message: "insert", Edits: []Edit{e}}})
+			p.Report(Finding{Start: stmt.Start(), End: stmt.End(), Message: "test", Fix: &Fix{Message: "insert", Edits: []Edit{e}}})
 			return
 		}
 	}}
@@ -179,7 +181,7 @@ func TestReadsInEqualsFullWalk(t *testing.T) {
 			t.Fatal(err)
 		}
 		root := goTree(tree).Root()
-		starts := NewSource(text).lineStarts
+		starts := semantic.NewSource(text).LineStarts
 		for i, from := range starts {
 			for _, k := range []int{1, 3} {
 				to := len(text)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/pyedit"
 )
 
 // An added import goes where isort (black profile) and ruff's I001 put
@@ -14,7 +15,7 @@ import (
 func TestAddedImportsGoWhereIsortPutsThem(t *testing.T) {
 	for _, c := range []struct {
 		name, src, want string
-		from            bool // ensureFromImport(transformers, BitsAndBytesConfig), else ensureImport(torch)
+		from            bool // EnsureFromImport(transformers, BitsAndBytesConfig), else EnsureImport(torch)
 	}{
 		{"before the from-imports", "from peft import LoraConfig\nfrom trl import SFTTrainer\n\nx = 1\n",
 			"import torch\nfrom peft import LoraConfig\nfrom trl import SFTTrainer\n\nx = 1\n", false},
@@ -43,9 +44,9 @@ func TestAddedImportsGoWhereIsortPutsThem(t *testing.T) {
 		f := fileOf(t, c.src)
 		var edits []Edit
 		if c.from {
-			_, edits = ensureFromImport(f, "transformers", "BitsAndBytesConfig")
+			_, edits = pyedit.EnsureFromImport(f, "transformers", "BitsAndBytesConfig")
 		} else {
-			_, edits = ensureImport(f, "torch")
+			_, edits = pyedit.EnsureImport(f, "torch")
 		}
 		out, err := finding.ApplyEdits([]byte(c.src), edits)
 		if err != nil || string(out) != c.want {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/signatures"
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -140,7 +141,7 @@ func checkedClass(kw *syntree.Node, text []byte, resolve func(string) string) st
 	if call == nil || call.Type() != "call" {
 		return ""
 	}
-	dotted := dottedName(call.ChildByFieldName("function"), text)
+	dotted := semantic.DottedName(call.ChildByFieldName("function"), text)
 	if dotted == "" {
 		return ""
 	}

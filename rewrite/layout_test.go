@@ -4,9 +4,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/loratune/loratune-fix/pyedit"
 )
 
-// laidOut keeps a line that fits, splits a long comment at words and wraps
+// LaidOut keeps a line that fits, splits a long comment at words and wraps
 // a long condition as black does; every line it writes fits unless one
 // word or operand alone is longer.
 func TestLaidOut(t *testing.T) {
@@ -28,7 +30,7 @@ func TestLaidOut(t *testing.T) {
 		{"if x:  # aaaa bbbb cccc", 10, []string{"if x:  # aaaa bbbb cccc"}},
 	}
 	for _, tc := range tests {
-		got := laidOut(tc.line, "    ", tc.limit)
+		got := pyedit.LaidOut(tc.line, "    ", tc.limit)
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("laidOut(%q, %d):\n got %q\nwant %q", tc.line, tc.limit, got, tc.want)
 		}
@@ -97,7 +99,7 @@ func TestRelayoutAndAValueInsideComposeInOnePass(t *testing.T) {
 	}
 }
 
-// conditionOf reads what the regexp ^(if|elif|while) (.+):$ reads, on
+// ConditionOf reads what the regexp ^(if|elif|while) (.+):$ reads, on
 // every line of every fixture (indentation dropped) and on lines at the
 // edges of the pattern.
 func TestConditionOfEqualsRegexp(t *testing.T) {
@@ -111,7 +113,7 @@ func TestConditionOfEqualsRegexp(t *testing.T) {
 	}
 	matched := 0
 	for _, line := range lines {
-		keyword, cond, ok := conditionOf(line)
+		keyword, cond, ok := pyedit.ConditionOf(line)
 		m := re.FindStringSubmatch(line)
 		if ok != (m != nil) || ok && (keyword != m[1] || cond != m[2]) {
 			t.Errorf("%q: conditionOf %q %q %v, regexp %q", line, keyword, cond, ok, m)

@@ -16,7 +16,7 @@ import (
 // unslothLoad reports unsloth's FastLanguageModel / FastModel /
 // FastVisionModel.from_pretrained: it pops attn_implementation and chooses
 // the dtype and the device itself.
-func (f *Facts) unslothLoad(l *Load) bool {
+func unslothLoad(f *semantic.Facts, l *semantic.Load) bool {
 	if strings.HasPrefix(l.Qual, "unsloth.") {
 		return true
 	}
@@ -34,7 +34,7 @@ func (f *Facts) unslothLoad(l *Load) bool {
 // remoteCodeID is the id of a load through remote code
 // (trust_remote_code=True): the literal id, or the default of the option
 // that names it, or "".
-func (f *Facts) remoteCodeID(l *Load) string {
+func remoteCodeID(f *semantic.Facts, l *semantic.Load) string {
 	v := l.Arg("trust_remote_code", f.Src.Text)
 	if v == nil || v.Content(f.Src.Text) != "True" {
 		return ""
@@ -48,20 +48,22 @@ func (f *Facts) remoteCodeID(l *Load) string {
 // qwen1RemoteCode reports a Qwen-1 load through its remote code, which
 // chooses its own attention (use_flash_attn in its config), ignores
 // attn_implementation, and picks bf16 itself unless config.fp32 is set.
-func (f *Facts) qwen1RemoteCode(l *Load) bool { return semantic.Qwen1(f.remoteCodeID(l)) }
+func qwen1RemoteCode(f *semantic.Facts, l *semantic.Load) bool {
+	return semantic.Qwen1(remoteCodeID(f, l))
+}
 
 // ignoresAttention says why a loader ignores attn_implementation, or "".
-func (f *Facts) ignoresAttention(l *Load) string {
-	id := f.remoteCodeID(l)
+func ignoresAttention(f *semantic.Facts, l *semantic.Load) string {
+	id := remoteCodeID(f, l)
 	if id != "" && !l.IDKnown {
 		id += " (the default of its option)"
 	}
 	switch {
-	case f.unslothLoad(l):
+	case unslothLoad(f, l):
 		return fmt.Sprintf("unsloth's %s drops attn_implementation and picks its own attention kernels", l.Dotted)
-	case f.qwen1RemoteCode(l):
+	case qwen1RemoteCode(f, l):
 		return fmt.Sprintf("%s runs its own remote code (trust_remote_code=True), which ignores attn_implementation and chooses its attention through use_flash_attn in its config", id)
-	case semantic.ChatGLM(f.remoteCodeID(l)):
+	case semantic.ChatGLM(remoteCodeID(f, l)):
 		return fmt.Sprintf("%s runs its own remote code (trust_remote_code=True), which computes attention itself and ignores attn_implementation (before transformers 4.36 the keyword is a TypeError)", id)
 	}
 	return ""
@@ -79,10 +81,10 @@ var noCuDNNValues = map[string]bool{"flash_attention_2": true, "flash_attention_
 // literal, a name's values on every path, a conditional on a literal
 // flag): the "sdpa" literals among them, the last of those in named, and
 // whether every value is a literal.
-func attnValues(f *Facts, v *syntree.Node, named map[string]bool) (sdpa []*syntree.Node, other string, known bool) {
+func attnValues(f *semantic.Facts, v *syntree.Node, named map[string]bool) (sdpa []*syntree.Node, other string, known bool) {
 	vals, known := f.Values(v)
 	for _, val := range vals {
-		switch s, ok := StringValue(val, f.Src.Text); {
+		switch s, ok := semantic.StringValue(val, f.Src.Text); {
 		case !ok:
 			known = false
 		case s == "sdpa":
@@ -97,9 +99,9 @@ func attnValues(f *Facts, v *syntree.Node, named map[string]bool) (sdpa []*syntr
 // flashLoad names the flash attention a load asks for:
 // attn_implementation="flash_attention_2"/"flash_attention_3" or the old
 // use_flash_attention_2=True; "" otherwise.
-func (f *Facts) flashLoad(l *Load) string {
+func flashLoad(f *semantic.Facts, l *semantic.Load) string {
 	text := f.Src.Text
-	if s, ok := StringValue(l.Arg("attn_implementation", text), text); ok && flashValues[s] {
+	if s, ok := semantic.StringValue(l.Arg("attn_implementation", text), text); ok && flashValues[s] {
 		return fmt.Sprintf("attn_implementation=%q", s)
 	}
 	if v := l.Arg("use_flash_attention_2", text); v != nil && v.Content(text) == "True" {
@@ -117,10 +119,10 @@ func eagerInPlaceOf(old *syntree.Node, text []byte) (Edit, bool) {
 	item := old.Parent()
 	switch item.Type() {
 	case "keyword_argument":
-		return Edit{Start: start(item), End: end(item), NewText: `attn_implementation="eager"`}, true
+		return Edit{Start: item.Start(), End: item.End(), NewText: `attn_implementation="eager"`}, true
 	case "pair":
 		q := item.ChildByFieldName("key").Content(text)[:1]
-		return Edit{Start: start(item), End: end(item), NewText: q + "attn_implementation" + q + ": " + q + "eager" + q}, true
+		return Edit{Start: item.Start(), End: item.End(), NewText: q + "attn_implementation" + q + ": " + q + "eager" + q}, true
 	}
 	return Edit{}, false
 }
@@ -128,12 +130,12 @@ func eagerInPlaceOf(old *syntree.Node, text []byte) (Edit, bool) {
 // fileDtypeKeyword is the dtype keyword the file already spells on a load
 // or in model_init_kwargs ("dtype" or "torch_dtype"), or "" when it spells
 // neither. A file that spells both is read by its first use.
-func (f *Facts) fileDtypeKeyword() string {
+func fileDtypeKeyword(f *semantic.Facts) string {
 	text := f.Src.Text
 	first, kw := -1, ""
 	see := func(n *syntree.Node, name string) {
-		if n != nil && (first < 0 || start(n) < first) {
-			first, kw = start(n), name
+		if n != nil && (first < 0 || n.Start() < first) {
+			first, kw = n.Start(), name
 		}
 	}
 	for _, l := range f.ModelLoads() {
@@ -141,12 +143,12 @@ func (f *Facts) fileDtypeKeyword() string {
 		see(l.Arg("torch_dtype", text), "torch_dtype")
 	}
 	for _, c := range f.Calls {
-		v := KeywordValue(c.Args, "model_init_kwargs", text)
+		v := semantic.KeywordValue(c.Args, "model_init_kwargs", text)
 		if v == nil {
 			continue
 		}
 		entries := map[string]*syntree.Node{}
-		if def := f.SoleValue(v); def != nil && dictEntries(def, text, entries) {
+		if def := f.SoleValue(v); def != nil && semantic.DictEntries(def, text, entries) {
 			see(entries["dtype"], "dtype")
 			see(entries["torch_dtype"], "torch_dtype")
 		}
@@ -159,13 +161,13 @@ func (f *Facts) fileDtypeKeyword() string {
 // before it (it is not the load dtype before 4.56), nor under a pin whose
 // version cannot be read (a commit); with no pin, the spelling the file
 // already uses, else torch_dtype= (accepted by every version).
-func (f *Facts) dtypeKeyword(tv Version) string {
+func dtypeKeyword(f *semantic.Facts, tv Version) string {
 	switch {
 	case tv.AtLeast(4, 56):
 		return "dtype"
 	case tv.Known || tv.Unreadable():
 		return "torch_dtype"
-	case f.fileDtypeKeyword() == "dtype":
+	case fileDtypeKeyword(f) == "dtype":
 		return "dtype"
 	}
 	return "torch_dtype"
@@ -177,24 +179,24 @@ func (f *Facts) dtypeKeyword(tv Version) string {
 // seen (none, or one decided at run time: bf16=args.bf16). fp32 masters
 // keep bf16/fp16 compute only under it, and flash attention needs it
 // (DOMAIN.md §8, §11).
-func (f *Facts) amp() string {
+func amp(f *semantic.Facts) string {
 	text := f.Src.Text
 	for _, c := range f.Calls {
 		switch {
 		case c.Is(semantic.TrainingArgs):
 			for _, k := range []string{"bf16", "fp16"} {
-				if v := KeywordValue(c.Args, k, text); v != nil && v.Content(text) == "True" {
+				if v := semantic.KeywordValue(c.Args, k, text); v != nil && v.Content(text) == "True" {
 					return fmt.Sprintf("%s(%s=True)", c.Method, k)
 				}
 			}
 			// SFTConfig turns bf16 on unless told otherwise.
-			if c.Method == "SFTConfig" && KeywordValue(c.Args, "bf16", text) == nil && KeywordValue(c.Args, "fp16", text) == nil && !HasSplat(c.Args) {
+			if c.Method == "SFTConfig" && semantic.KeywordValue(c.Args, "bf16", text) == nil && semantic.KeywordValue(c.Args, "fp16", text) == nil && !semantic.HasSplat(c.Args) {
 				return "SFTConfig's default bf16"
 			}
 		case c.Method == "autocast":
 			return c.Dotted
 		case c.Method == "Accelerator":
-			if s, ok := StringValue(KeywordValue(c.Args, "mixed_precision", text), text); ok && (s == "bf16" || s == "fp16") {
+			if s, ok := semantic.StringValue(semantic.KeywordValue(c.Args, "mixed_precision", text), text); ok && (s == "bf16" || s == "fp16") {
 				return fmt.Sprintf("Accelerator(mixed_precision=%q)", s)
 			}
 		}
@@ -233,7 +235,7 @@ func fp32CostOf(id string, known bool) string {
 
 // shardingMap is the sharding value ("auto", "balanced", ...) a load's
 // device_map holds, or "".
-func shardingMap(f *Facts, l *Load) string {
+func shardingMap(f *semantic.Facts, l *semantic.Load) string {
 	vals, _ := f.StringValues(l.Arg("device_map", f.Src.Text))
 	for _, s := range vals {
 		if shardingMaps[s] {
@@ -246,7 +248,7 @@ func shardingMap(f *Facts, l *Load) string {
 // modelParallel reports the old naive model-parallel hack
 // (model.is_parallelizable = True; model.model_parallel = True): "auto"
 // then shards on purpose.
-func (f *Facts) modelParallel() bool {
+func modelParallel(f *semantic.Facts) bool {
 	text := f.Src.Text
 	for _, a := range f.Assigns {
 		if (strings.HasSuffix(a.Text, ".model_parallel") || strings.HasSuffix(a.Text, ".is_parallelizable")) && a.Value.Content(text) == "True" {
@@ -258,13 +260,13 @@ func (f *Facts) modelParallel() bool {
 
 // severalGPUs reports CUDA_VISIBLE_DEVICES set in the file to more than
 // one device ("0,1,2,3").
-func (f *Facts) severalGPUs() bool {
+func severalGPUs(f *semantic.Facts) bool {
 	text := f.Src.Text
 	for _, a := range f.Assigns {
 		if !strings.Contains(a.Text, "CUDA_VISIBLE_DEVICES") {
 			continue
 		}
-		if s, ok := StringValue(a.Value, text); ok && strings.Contains(s, ",") {
+		if s, ok := semantic.StringValue(a.Value, text); ok && strings.Contains(s, ",") {
 			return true
 		}
 	}
@@ -275,23 +277,23 @@ func (f *Facts) severalGPUs() bool {
 // (DOMAIN.md §3), or "": max_memory=, offload_folder=, the model-parallel
 // hack, several GPUs made visible, or a model whose fp32 masters outgrow
 // one GPU.
-func (f *Facts) shardsOnPurpose(l *Load) string {
+func shardsOnPurpose(f *semantic.Facts, l *semantic.Load) string {
 	text := f.Src.Text
 	switch {
 	case l.Arg("max_memory", text) != nil:
 		return "max_memory= spreads it over devices on purpose"
 	case l.Arg("offload_folder", text) != nil:
 		return "offload_folder= offloads part of it on purpose"
-	case f.modelParallel():
+	case modelParallel(f):
 		return "model_parallel = True shards it on purpose"
-	case f.severalGPUs():
+	case severalGPUs(f):
 		return "CUDA_VISIBLE_DEVICES names several GPUs to shard it over"
 	}
 	return tooBig(l)
 }
 
 // tooBig says why a load's model outgrows one GPU in fp32, or "".
-func tooBig(l *Load) string {
+func tooBig(l *semantic.Load) string {
 	if !l.IDKnown {
 		return ""
 	}
@@ -312,7 +314,7 @@ func TooBig(id string) string {
 // deepspeed.initialize, fabric.setup, or .to(...)/.cuda() on the model, on
 // its adapter, or chained on either call; "" when nothing does (a plain
 // loop would then train wherever the load left it).
-func (f *Facts) placer(l *Load) string {
+func placer(f *semantic.Facts, l *semantic.Load) string {
 	text := f.Src.Text
 	models, accelerators := map[string]bool{}, map[string]bool{}
 	if l.Target != "" {
@@ -322,7 +324,7 @@ func (f *Facts) placer(l *Load) string {
 		if a.Value.Type() != "call" {
 			continue
 		}
-		switch callee := f.Resolve(dottedName(a.Value.ChildByFieldName("function"), text)); {
+		switch callee := f.Resolve(semantic.DottedName(a.Value.ChildByFieldName("function"), text)); {
 		case semantic.Of(callee).Has(semantic.AdapterWrap):
 			models[a.Text] = true
 		case strings.HasSuffix(callee, "Accelerator"):
@@ -331,7 +333,7 @@ func (f *Facts) placer(l *Load) string {
 	}
 	// onModel: the call's object is the model's variable, or the load or
 	// an adapter call it is chained on.
-	onModel := func(c *Call) (string, bool) {
+	onModel := func(c *semantic.Call) (string, bool) {
 		if models[c.Object()] {
 			return c.Object(), true
 		}
@@ -344,12 +346,12 @@ func (f *Facts) placer(l *Load) string {
 			return "", true
 		}
 		inner := obj.ChildByFieldName("function")
-		if inner == nil || !semantic.Of(f.Resolve(dottedName(inner, text))).Has(semantic.AdapterWrap) {
+		if inner == nil || !semantic.Of(f.Resolve(semantic.DottedName(inner, text))).Has(semantic.AdapterWrap) {
 			return "", false
 		}
 		// get_peft_model(<the load or its variable>, ...).to(device)
-		args := realArgs(obj.ChildByFieldName("arguments"))
-		return "", within(l.Node, obj) || len(args) > 0 && models[compact(args[0].Content(text))]
+		args := semantic.RealArgs(obj.ChildByFieldName("arguments"))
+		return "", semantic.Within(l.Node, obj) || len(args) > 0 && models[semantic.Compact(args[0].Content(text))]
 	}
 	for _, c := range f.Calls {
 		obj := c.Object()
@@ -365,9 +367,9 @@ func (f *Facts) placer(l *Load) string {
 			if !ok {
 				continue
 			}
-			if args := realArgs(c.Args); c.Method == "cuda" {
+			if args := semantic.RealArgs(c.Args); c.Method == "cuda" {
 				return who + ".cuda" + c.Args.Content(text)
-			} else if len(args) == 1 && lowPrecision(f, args[0]) == "" {
+			} else if len(args) == 1 && semantic.LowPrecision(f, args[0]) == "" {
 				return who + ".to(" + args[0].Content(text) + ")"
 			}
 		}
@@ -381,7 +383,7 @@ func lastName(dotted string) string { return dotted[strings.LastIndexByte(dotted
 // trainerName is the class of the file's first trainer call
 // ("SFTTrainer"), or "" in a file without one, for messages that name
 // the script's own trainer.
-func (f *Facts) trainerName() string {
+func trainerName(f *semantic.Facts) string {
 	for _, c := range f.Calls {
 		if c.IsTrainerCall() {
 			return c.Method
@@ -393,7 +395,7 @@ func (f *Facts) trainerName() string {
 // ddpWrapper names a DistributedDataParallel or FSDP wrapper of the
 // file's own (torch's DDP expects the model on its process's GPU
 // already), or "".
-func (f *Facts) ddpWrapper() string {
+func ddpWrapper(f *semantic.Facts) string {
 	for _, c := range f.Calls {
 		switch c.Qual {
 		case "torch.nn.parallel.DistributedDataParallel", "torch.distributed.fsdp.FullyShardedDataParallel":
@@ -408,7 +410,7 @@ func (f *Facts) ddpWrapper() string {
 
 // setsConfigFP32 reports a file that sets some config's fp32 = True (what
 // Qwen-1's remote code reads).
-func (f *Facts) setsConfigFP32() bool {
+func setsConfigFP32(f *semantic.Facts) bool {
 	for _, a := range f.Assigns {
 		if strings.HasSuffix(a.Text, ".fp32") && a.Value.Type() == "true" {
 			return true

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/loratune/loratune-fix/pyedit"
 	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -94,7 +95,7 @@ func runFP32MasterWeights(p *Pass) {
 	f, text := p.Facts, p.Src.Text
 	var casts *modelCasts // found at the first load that needs them
 	for _, l := range f.ModelLoads() {
-		if l.Use == NotTraining {
+		if l.Use == semantic.NotTraining {
 			continue
 		}
 		kw := "dtype"
@@ -106,45 +107,45 @@ func runFP32MasterWeights(p *Pass) {
 		if l.Undecided() {
 			// A quantized base keeps its dtype (the adapters are the fp32
 			// masters), wherever the load goes.
-			if !l.Quantized && (v == nil || lowPrecision(f, v) != "float32") {
+			if !l.Quantized && (v == nil || semantic.LowPrecision(f, v) != "float32") {
 				advice := "load torch.float32 for training, keep half precision for inference"
-				if _, literal := f.StringValues(v); v != nil && lowPrecision(f, v) == "" && !literal {
+				if _, literal := f.StringValues(v); v != nil && semantic.LowPrecision(f, v) == "" && !literal {
 					// The value as written: a line number in the message would
 					// change the finding's identity when a fix adds a line.
 					advice = fmt.Sprintf("the dtype comes from %s, decided at run time: %s", strings.Join(strings.Fields(v.Content(text)), " "), advice)
 				}
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning,
 					Message: l.UndecidedMessage(advice)})
 			}
 			continue
 		}
-		facts := FP32Facts{Quantized: l.Quantized, Qwen1: f.qwen1RemoteCode(l), Unsloth: f.unslothLoad(l), MaybeQuantized: l.MaybeQuantized}
-		if flash := f.flashLoad(l); flash != "" && f.amp() == "" {
+		facts := FP32Facts{Quantized: l.Quantized, Qwen1: qwen1RemoteCode(f, l), Unsloth: unslothLoad(f, l), MaybeQuantized: l.MaybeQuantized}
+		if flash := flashLoad(f, l); flash != "" && amp(f) == "" {
 			facts.Flash = fmt.Sprintf("the load uses %s, %s", flash, fp32FlashNoAutocast)
 		}
 		verdict, why := DecideFP32(facts)
-		keep := v == nil || lowPrecision(f, v) != "float32" // a warning where float32 is not there already
+		keep := v == nil || semantic.LowPrecision(f, v) != "float32" // a warning where float32 is not there already
 		switch verdict {
 		case FP32Quantized:
 			if v != nil {
-				p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
+				p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityInfo,
 					Message: "quantized load: the frozen base keeps its dtype, the LoRA adapters are the fp32 masters; no change"})
 			}
 			continue
 		case FP32Qwen1:
-			if keep || !f.setsConfigFP32() {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning, Message: why})
+			if keep || !setsConfigFP32(f) {
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning, Message: why})
 			}
 			continue
 		case FP32Unsloth:
 			if keep {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning,
 					Message: fmt.Sprintf("unsloth's %s manages the dtype itself (dtype=None picks bf16 or fp16 by GPU) and trains through its own kernels: not edited; whether it accepts float32 masters for this model is unsloth's to say", l.Dotted)})
 			}
 			continue
 		case FP32SomePaths, FP32Flash:
 			if keep {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning, Message: why})
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning, Message: why})
 			}
 			continue
 		}
@@ -242,7 +243,7 @@ func checkpointNote(id string, known bool) string {
 
 // missingDtype adds an explicit float32 where transformers' default is the
 // checkpoint's dtype (5.x, or no pin found).
-func missingDtype(p *Pass, l *Load) {
+func missingDtype(p *Pass, l *semantic.Load) {
 	f := p.Facts
 	tv := p.Versions.Transformers
 	if tv.Below(5, 0) {
@@ -252,17 +253,17 @@ func missingDtype(p *Pass, l *Load) {
 		return // "auto" loads an fp32 checkpoint in fp32 (BERT, T5)
 	}
 	if l.Opaque() {
-		p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+		p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning,
 			Message: fmt.Sprintf("training load with **kwargs and no visible dtype: make sure it loads float32 (the default is \"auto\", the checkpoint's dtype%s, from transformers 5)", checkpointNote(l.ModelID, l.IDKnown))})
 		return
 	}
-	kw := f.dtypeKeyword(tv)
-	name, imp := torchName(f, "float32")
-	add := listAddition(p.Src, l.Args, kw+"="+name)
-	fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+	kw := dtypeKeyword(f, tv)
+	name, imp := pyedit.TorchName(f, "float32")
+	add := pyedit.ListAddition(p.Src, l.Args, kw+"="+name)
+	fd := Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning,
 		Message: fmt.Sprintf("training load without a dtype loads the checkpoint's dtype%s under transformers >= 5 (assumed: %s); load float32 masters, %s; %s",
 			checkpointNote(l.ModelID, l.IDKnown), tv.Describe("transformers"), computeNote(f), fp32CostOf(l.ModelID, l.IDKnown))}
-	fd.Fix = addingFix(fmt.Sprintf("add %s=%s", kw, name), add, imp...)
+	fd.Fix = pyedit.AddingFix(fmt.Sprintf("add %s=%s", kw, name), add, imp...)
 	reportFP32(p, l, fd)
 }
 
@@ -272,13 +273,13 @@ func missingDtype(p *Pass, l *Load) {
 // (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32);
 // a dtype decided at run time (argparse, a config, the environment) is a
 // warning.
-func lowDtype(p *Pass, l *Load, kw string, v *syntree.Node) {
+func lowDtype(p *Pass, l *semantic.Load, kw string, v *syntree.Node) {
 	f, text := p.Facts, p.Src.Text
 	vals, known := f.Values(v)
 	var low []*syntree.Node
 	var shown []string
 	for _, val := range vals {
-		switch lowPrecision(f, val) {
+		switch semantic.LowPrecision(f, val) {
 		case "bfloat16", "float16", "auto":
 			low = append(low, val)
 			shown = append(shown, val.Content(text))
@@ -291,12 +292,12 @@ func lowDtype(p *Pass, l *Load, kw string, v *syntree.Node) {
 		return
 	}
 	if !known {
-		p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-			Message: fmt.Sprintf("%s comes from %s: make sure the training load gets torch.float32 (bf16/fp16 weights make training pure low precision)", kw, f.decidedAtRunTime(v, l.Func))})
+		p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
+			Message: fmt.Sprintf("%s comes from %s: make sure the training load gets torch.float32 (bf16/fp16 weights make training pure low precision)", kw, f.DecidedAtRunTime(v, l.Func))})
 		return
 	}
-	name, imp := torchName(f, "float32")
-	if quote, ok := stringDtypes(low, text); ok {
+	name, imp := pyedit.TorchName(f, "float32")
+	if quote, ok := semantic.StringDtypes(low, text); ok {
 		// A string stays a string: "float32" needs no import, and the
 		// transformers that took "bfloat16" takes it.
 		name, imp = quote("float32"), nil
@@ -312,12 +313,12 @@ func lowDtype(p *Pass, l *Load, kw string, v *syntree.Node) {
 		// every branch is float32.
 		msg = "%s=%s on a training load: the condition is a check of the GPU, not the user's choice, and its low-precision branch makes training pure low precision (params, grads and optimizer state); load float32 masters, %s; %s"
 	}
-	edits := append([]Edit{{Start: start(v), End: end(v), NewText: name}}, imp...)
+	edits := append([]Edit{{Start: v.Start(), End: v.End(), NewText: name}}, imp...)
 	fixKw := kw
 	if e, ok := dtypeSpelling(p, kw, v); ok {
 		edits, fixKw = append(edits, e), "dtype"
 	}
-	reportFP32(p, l, Finding{Start: start(v), End: end(v), Message: fmt.Sprintf(msg, kw, what, computeNote(f), fp32CostOf(l.ModelID, l.IDKnown)),
+	reportFP32(p, l, Finding{Start: v.Start(), End: v.End(), Message: fmt.Sprintf(msg, kw, what, computeNote(f), fp32CostOf(l.ModelID, l.IDKnown)),
 		Fix: &Fix{Message: fmt.Sprintf("load float32 masters: %s=%s", fixKw, name), Edits: edits}})
 }
 
@@ -335,14 +336,14 @@ func dtypeSpelling(p *Pass, kw string, v *syntree.Node) (Edit, bool) {
 	case item == nil:
 	case item.Type() == "keyword_argument":
 		if name := item.ChildByFieldName("name"); name != nil && name.Content(text) == "torch_dtype" {
-			return Edit{Start: start(name), End: end(name), NewText: "dtype"}, true
+			return Edit{Start: name.Start(), End: name.End(), NewText: "dtype"}, true
 		}
 	case item.Type() == "pair":
 		key := item.ChildByFieldName("key")
-		if s, ok := StringValue(key, text); ok && s == "torch_dtype" && key.Type() == "string" {
+		if s, ok := semantic.StringValue(key, text); ok && s == "torch_dtype" && key.Type() == "string" {
 			q := key.Content(text)
 			if i := strings.Index(q, "torch_dtype"); i > 0 {
-				return Edit{Start: start(key) + i, End: start(key) + i + len("torch_dtype"), NewText: "dtype"}, true
+				return Edit{Start: key.Start() + i, End: key.Start() + i + len("torch_dtype"), NewText: "dtype"}, true
 			}
 		}
 	}
@@ -352,8 +353,8 @@ func dtypeSpelling(p *Pass, kw string, v *syntree.Node) (Edit, bool) {
 // computeNote says what compute becomes with fp32 masters: bf16/fp16
 // through the file's own mixed precision, or float32 where the file shows
 // none.
-func computeNote(f *Facts) string {
-	if amp := f.amp(); amp != "" {
+func computeNote(f *semantic.Facts) string {
+	if amp := amp(f); amp != "" {
 		kind := "half precision" // torch.autocast's dtype is not read
 		switch {
 		case strings.Contains(amp, "bf16"):
@@ -369,10 +370,10 @@ func computeNote(f *Facts) string {
 // reportFP32 reports an fp32-masters fix, unsafe where the masters cannot
 // fit one GPU or the load shards on purpose (DOMAIN.md §3): there the plan
 // needs a look first.
-func reportFP32(p *Pass, l *Load, fd Finding) {
+func reportFP32(p *Pass, l *semantic.Load, fd Finding) {
 	why := tooBig(l)
 	if why == "" && shardingMap(p.Facts, l) != "" {
-		why = p.Facts.shardsOnPurpose(l)
+		why = shardsOnPurpose(p.Facts, l)
 	}
 	GateFP32(&fd, why)
 	p.Report(fd)
@@ -398,8 +399,8 @@ var castMethods = map[string]string{"half": "float16", "bfloat16": "bfloat16"}
 // found once per file so that each load looks up its own: by the object
 // cast, in source order, and by the cast call's span.
 type modelCasts struct {
-	byObject map[string][]*Call
-	bySpan   map[[2]uint32]*Call
+	byObject map[string][]*semantic.Call
+	bySpan   map[[2]uint32]*semantic.Call
 }
 
 // castChecks counts the calls looked at as possible casts, for the test
@@ -408,25 +409,25 @@ var castChecks atomic.Int64
 
 func findModelCasts(p *Pass) *modelCasts {
 	f, text := p.Facts, p.Src.Text
-	isCast := func(c *Call) bool {
+	isCast := func(c *semantic.Call) bool {
 		castChecks.Add(1)
-		if _, ok := castMethods[c.Method]; ok && len(realArgs(c.Args)) == 0 {
+		if _, ok := castMethods[c.Method]; ok && len(semantic.RealArgs(c.Args)) == 0 {
 			return true
 		}
 		if c.Method == "to" {
-			args := realArgs(c.Args)
+			args := semantic.RealArgs(c.Args)
 			if len(args) == 1 {
 				a := args[0]
 				if a.Type() == "keyword_argument" && a.ChildByFieldName("name").Content(text) == "dtype" {
 					a = a.ChildByFieldName("value")
 				}
-				k := lowPrecision(f, a)
+				k := semantic.LowPrecision(f, a)
 				return k == "bfloat16" || k == "float16"
 			}
 		}
 		return false
 	}
-	casts := &modelCasts{byObject: map[string][]*Call{}, bySpan: map[[2]uint32]*Call{}}
+	casts := &modelCasts{byObject: map[string][]*semantic.Call{}, bySpan: map[[2]uint32]*semantic.Call{}}
 	for _, c := range f.Calls {
 		if isCast(c) {
 			casts.byObject[c.Object()] = append(casts.byObject[c.Object()], c)
@@ -438,14 +439,14 @@ func findModelCasts(p *Pass) *modelCasts {
 
 // postLoadCasts finds the casts of the loaded model on the training path
 // after the load, and a cast chained on the load.
-func postLoadCasts(p *Pass, l *Load, casts *modelCasts) {
+func postLoadCasts(p *Pass, l *semantic.Load, casts *modelCasts) {
 	text := p.Src.Text
 	// Chained on the load: AutoModel...from_pretrained(...).half()
 	if attr := l.Node.Parent(); attr != nil && attr.Type() == "attribute" {
 		if outer := attr.Parent(); outer != nil && outer.Type() == "call" && casts.bySpan[[2]uint32{outer.StartByte(), outer.EndByte()}] != nil {
-			p.Report(Finding{Start: end(l.Node), End: end(outer),
-				Message: fmt.Sprintf(".%s chained on the training load casts the fp32 masters back to half precision", compact(string(text[end(l.Node)+1:end(outer)]))),
-				Fix:     &Fix{Message: "remove the cast", Edits: []Edit{{Start: end(l.Node), End: end(outer)}}}})
+			p.Report(Finding{Start: l.Node.End(), End: outer.End(),
+				Message: fmt.Sprintf(".%s chained on the training load casts the fp32 masters back to half precision", semantic.Compact(string(text[l.Node.End()+1:outer.End()]))),
+				Fix:     &Fix{Message: "remove the cast", Edits: []Edit{{Start: l.Node.End(), End: outer.End()}}}})
 		}
 	}
 	if l.Target == "" {
@@ -455,22 +456,22 @@ func postLoadCasts(p *Pass, l *Load, casts *modelCasts) {
 		if c.Func != l.Func || c.Node.StartByte() < l.Node.EndByte() {
 			continue
 		}
-		stmt := Statement(c.Node)
+		stmt := semantic.Statement(c.Node)
 		if stmt == nil || stmt.Type() != "expression_statement" {
 			continue
 		}
 		// Only "model.half()" or "model = model.half()" as a whole statement.
 		inner := stmt.NamedChild(0)
 		if inner.Type() == "assignment" {
-			if compact(inner.ChildByFieldName("left").Content(text)) != l.Target || !inner.ChildByFieldName("right").Equal(c.Node) {
+			if semantic.Compact(inner.ChildByFieldName("left").Content(text)) != l.Target || !inner.ChildByFieldName("right").Equal(c.Node) {
 				continue
 			}
 		} else if !inner.Equal(c.Node) {
 			continue
 		}
-		fd := Finding{Start: start(c.Node), End: end(c.Node),
-			Message: fmt.Sprintf("%s after the fp32 load casts the masters back to half precision: training would be pure low precision again", compact(c.Node.Content(text)))}
-		e, ok := replaceStatement(p.Src, stmt, nil)
+		fd := Finding{Start: c.Node.Start(), End: c.Node.End(),
+			Message: fmt.Sprintf("%s after the fp32 load casts the masters back to half precision: training would be pure low precision again", semantic.Compact(c.Node.Content(text)))}
+		e, ok := pyedit.ReplaceStatement(p.Src, stmt, nil)
 		if ok {
 			fd.Fix = &Fix{Message: "remove the cast", Edits: []Edit{e}}
 			if stmt.Parent() == nil || l.Func.Body == nil && stmt.Parent().Type() != "module" || l.Func.Body != nil && !stmt.Parent().Equal(l.Func.Body) {
@@ -487,7 +488,7 @@ func postLoadCasts(p *Pass, l *Load, casts *modelCasts) {
 func trlDtype(p *Pass, t *trlLoad) {
 	f := p.Facts
 	key := "torch_dtype"
-	if tv := p.Versions.TRL; tv.AtLeast(0, 23) || !tv.Known && !tv.Unreadable() && f.fileDtypeKeyword() == "dtype" {
+	if tv := p.Versions.TRL; tv.AtLeast(0, 23) || !tv.Known && !tv.Unreadable() && fileDtypeKeyword(f) == "dtype" {
 		key = "dtype" // its name from TRL 0.23; with no pin, as the file spells it
 	}
 	v := t.entries["dtype"]
@@ -497,25 +498,25 @@ func trlDtype(p *Pass, t *trlLoad) {
 		key = "torch_dtype"
 	}
 	facts := FP32Facts{Quantized: t.quantized(f)}
-	if flash := t.flash(f); flash != "" && f.amp() == "" {
+	if flash := t.flash(f); flash != "" && amp(f) == "" {
 		facts.Flash = fmt.Sprintf("TRL loads %s with %s (model_init_kwargs), %s", t.name(), flash, fp32FlashNoAutocast)
 	}
 	verdict, why := DecideFP32(facts)
 	if verdict == FP32Quantized {
 		return // QLoRA: the frozen base keeps its dtype (DOMAIN 4)
 	}
-	where := start(t.trainer.Node)
+	where := t.trainer.Node.Start()
 	if v != nil {
-		k := lowPrecision(f, v)
+		k := semantic.LowPrecision(f, v)
 		if k == "" && v.Type() != "string" {
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf("TRL builds %s from model_init_kwargs with the dtype %s: make sure it is float32 for training (%s)", t.name(), f.decidedAtRunTime(v, t.trainer.Func), computeNote(f))})
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
+				Message: fmt.Sprintf("TRL builds %s from model_init_kwargs with the dtype %s: make sure it is float32 for training (%s)", t.name(), f.DecidedAtRunTime(v, t.trainer.Func), computeNote(f))})
 			return
 		}
 		if k != "bfloat16" && k != "float16" && k != "auto" {
 			return
 		}
-		where = start(v)
+		where = v.Start()
 	} else if p.Versions.TRL.AtLeast(0, 27) {
 		return // TRL >= 0.27 loads float32 when no dtype is given
 	}
@@ -538,7 +539,7 @@ func trlDtype(p *Pass, t *trlLoad) {
 	// unless "auto"), and JSON keeps it in the saved training arguments.
 	name := `"float32"`
 	if v != nil {
-		if quote, ok := stringDtypes([]*syntree.Node{v}, f.Src.Text); ok {
+		if quote, ok := semantic.StringDtypes([]*syntree.Node{v}, f.Src.Text); ok {
 			name = quote("float32")
 		}
 	}

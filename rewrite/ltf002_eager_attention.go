@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/pyedit"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -79,15 +81,15 @@ func runEagerAttention(p *Pass) {
 	noAttn := noAttnKeyword(p.Versions.Transformers)
 	offGPU := p.Facts.OffGPU()
 	for _, l := range p.Facts.ModelLoads() {
-		if l.Use == NotTraining || !l.Kind.Decoder() {
+		if l.Use == semantic.NotTraining || !l.Kind.Decoder() {
 			continue // encoders pad on the right: no fully masked row
 		}
-		if kind, _ := p.Facts.gemmaOf(l); kind == gemma2Sure && p.Runs(gemma2EagerAttention.Code) && !p.Facts.unslothLoad(l) {
+		if kind, _ := gemmaOf(p.Facts, l); kind == gemma2Sure && p.Runs(gemma2EagerAttention.Code) && !unslothLoad(p.Facts, l) {
 			continue // LTF010 gives it eager, with Gemma-2's reasons
 		}
 		if offGPU != "" {
-			if l.Use == Training && l.Arg("attn_implementation", text) == nil {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityInfo,
+			if l.Use == semantic.Training && l.Arg("attn_implementation", text) == nil {
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityInfo,
 					Message: "training runs on " + offGPU + ", where cuDNN never runs: the default attention is left as it is"})
 			}
 			continue
@@ -95,13 +97,13 @@ func runEagerAttention(p *Pass) {
 		v := l.Arg("attn_implementation", text)
 		if l.Undecided() {
 			if v == nil {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning,
 					Message: l.UndecidedMessage(`pass attn_implementation="eager" for training`)})
 			} else if sdpa, _, known := attnValues(p.Facts, v, noCuDNNValues); !known {
-				p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
 					Message: l.UndecidedMessage(fmt.Sprintf(`attn_implementation comes from %s, decided at run time: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows; pass "eager" for training`, strings.Join(strings.Fields(v.Content(text)), " ")))})
 			} else if len(sdpa) > 0 {
-				p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+				p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
 					Message: l.UndecidedMessage(`"sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows; pass attn_implementation="eager" for training`)})
 			}
 			continue
@@ -110,63 +112,63 @@ func runEagerAttention(p *Pass) {
 			// The private spelling of the same setting: never add the public
 			// keyword beside it (the config applies the private one last).
 			if vals, ok := p.Facts.StringValues(private); !ok || !allOf(vals, func(s string) bool { return s == "eager" || noCuDNNValues[s] }) {
-				p.Report(Finding{Start: start(private), End: end(private), Severity: SeverityWarning,
+				p.Report(Finding{Start: private.Start(), End: private.End(), Severity: SeverityWarning,
 					Message: `_attn_implementation= chooses the attention of this load, and some of its values (None or "sdpa") train on SDPA, whose cuDNN backward gives NaN on fully masked rows: make those "eager" for training`})
 			}
 			continue
 		}
-		if why := p.Facts.ignoresAttention(l); why != "" {
-			if s, _ := StringValue(v, text); v == nil || s == "sdpa" {
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+		if why := ignoresAttention(p.Facts, l); why != "" {
+			if s, _ := semantic.StringValue(v, text); v == nil || s == "sdpa" {
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning,
 					Message: why + `: attn_implementation="eager" would change nothing there; switch the cuDNN SDPA backend off before training instead (--select LTF007)`})
 			}
 			continue
 		}
 		old := l.Arg("use_flash_attention_2", text)
 		if old != nil && old.Content(text) == "True" {
-			p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityInfo,
+			p.Report(Finding{Start: old.Start(), End: old.End(), Severity: SeverityInfo,
 				Message: `use_flash_attention_2=True loads flash attention, which does not use cuDNN SDPA; left as it is (attn_implementation="eager" beside it would raise ValueError in transformers 4.36-4.5x)`})
 			continue
 		}
 		if v == nil {
 			switch {
 			case old != nil && old.Content(text) != "False" && noAttn != "":
-				p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityWarning,
-					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s; %s: where training does not use flash attention, switch the cuDNN SDPA backend off (--select LTF007)`, p.Facts.decidedAtRunTime(old, l.Func), noAttn)})
+				p.Report(Finding{Start: old.Start(), End: old.End(), Severity: SeverityWarning,
+					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s; %s: where training does not use flash attention, switch the cuDNN SDPA backend off (--select LTF007)`, p.Facts.DecidedAtRunTime(old, l.Func), noAttn)})
 			case old != nil && old.Content(text) != "False":
-				p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityWarning,
-					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s: attn_implementation beside use_flash_attention_2=True raises ValueError (transformers 4.36-4.5x); choose the attention with attn_implementation alone ("eager" for training: the default SDPA's cuDNN backward gives NaN on left-padded rows)`, p.Facts.decidedAtRunTime(old, l.Func))})
+				p.Report(Finding{Start: old.Start(), End: old.End(), Severity: SeverityWarning,
+					Message: fmt.Sprintf(`use_flash_attention_2 comes from %s: attn_implementation beside use_flash_attention_2=True raises ValueError (transformers 4.36-4.5x); choose the attention with attn_implementation alone ("eager" for training: the default SDPA's cuDNN backward gives NaN on left-padded rows)`, p.Facts.DecidedAtRunTime(old, l.Func))})
 			case packing:
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityInfo,
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityInfo,
 					Message: "packing/padding_free needs flash attention: attention left as it is"})
 			case noAttn != "":
 				at := l.Node
 				if old != nil {
 					at = old
 				}
-				p.Report(Finding{Start: start(at), End: end(at), Severity: SeverityWarning,
+				p.Report(Finding{Start: at.Start(), End: at.End(), Severity: SeverityWarning,
 					Message: noAttn + `: switch the cuDNN SDPA backend off instead (--select LTF007)`})
 			case old != nil:
 				replaceOldFlashKeyword(p, old)
 			case l.Opaque():
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning,
 					Message: `training load with **kwargs: make sure it passes attn_implementation="eager" (the default SDPA picks cuDNN, whose backward gives NaN on left-padded rows)`})
 			default:
-				p.Report(Finding{Start: start(l.Node), End: end(l.Args),
+				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(),
 					Message: `training load uses the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" (O(L^2) memory; --profile lean fences cuDNN instead)` + remoteCodeCaveat(p.Facts, l),
-					Fix:     addingFix(`add attn_implementation="eager"`, listAddition(p.Src, l.Args, `attn_implementation="eager"`))})
+					Fix:     pyedit.AddingFix(`add attn_implementation="eager"`, pyedit.ListAddition(p.Src, l.Args, `attn_implementation="eager"`))})
 			}
 			continue
 		}
 		sdpa, fast, known := attnValues(p.Facts, v, noCuDNNValues)
 		switch {
 		case !known:
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf(`attn_implementation comes from %s: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.Facts.decidedAtRunTime(v, l.Func))})
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
+				Message: fmt.Sprintf(`attn_implementation comes from %s: "sdpa" trains through cuDNN, whose backward gives NaN on left-padded rows`, p.Facts.DecidedAtRunTime(v, l.Func))})
 		case len(sdpa) > 0 && packing:
 			// Packed rows hold no padding, so no row is fully masked; eager
 			// would only cost its O(L^2) memory.
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityInfo,
 				Message: `packing/padding_free leaves no padded row for cuDNN's NaN: attn_implementation="sdpa" left as it is`})
 		case len(sdpa) > 0:
 			edits := eagerInPlaceOfSDPA(v, sdpa)
@@ -174,11 +176,11 @@ func runEagerAttention(p *Pass) {
 			if !sdpa[0].Equal(v) {
 				what = fmt.Sprintf(`attn_implementation=%s (= "sdpa")`, v.Content(text))
 			}
-			p.Report(Finding{Start: start(v), End: end(v),
+			p.Report(Finding{Start: v.Start(), End: v.End(),
 				Message: what + ` picks cuDNN on Hopper, whose backward gives NaN on fully masked (left-padded) rows; train with "eager"` + remoteCodeCaveat(p.Facts, l),
 				Fix:     &Fix{Message: `attn_implementation="eager"`, Edits: edits}})
 		case fast != "":
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityInfo,
 				Message: fmt.Sprintf("attn_implementation=%q does not use cuDNN SDPA; left as it is", fast)})
 		}
 	}
@@ -193,7 +195,7 @@ func runEagerAttention(p *Pass) {
 // (trust_remote_code=True) of a model the rules do not know to run on
 // transformers' own classes: modeling code written before
 // attn_implementation existed ignores it, so eager may change nothing.
-func remoteCodeCaveat(f *Facts, l *Load) string {
+func remoteCodeCaveat(f *semantic.Facts, l *semantic.Load) string {
 	text := f.Src.Text
 	v := l.Arg("trust_remote_code", text)
 	if v == nil || v.Content(text) != "True" {
@@ -210,12 +212,12 @@ func remoteCodeCaveat(f *Facts, l *Load) string {
 // it stands; a name's value is replaced at the use site (the name may
 // serve others).
 func eagerInPlaceOfSDPA(v *syntree.Node, sdpa []*syntree.Node) []Edit {
-	if !within(sdpa[0], v) {
-		return []Edit{{Start: start(v), End: end(v), NewText: `"eager"`}}
+	if !semantic.Within(sdpa[0], v) {
+		return []Edit{{Start: v.Start(), End: v.End(), NewText: `"eager"`}}
 	}
 	var edits []Edit
 	for _, lit := range sdpa {
-		edits = append(edits, Edit{Start: start(lit) + 1, End: end(lit) - 1, NewText: "eager"})
+		edits = append(edits, Edit{Start: lit.Start() + 1, End: lit.End() - 1, NewText: "eager"})
 	}
 	return edits
 }
@@ -243,7 +245,7 @@ func noAttnKeyword(tv Version) string {
 // side by side are a ValueError in transformers 4.36-4.5x whenever the old
 // one is True.
 func replaceOldFlashKeyword(p *Pass, old *syntree.Node) {
-	fd := Finding{Start: start(old.Parent()), End: end(old.Parent()),
+	fd := Finding{Start: old.Parent().Start(), End: old.Parent().End(),
 		Message: `use_flash_attention_2=False leaves the default SDPA attention, whose cuDNN backward gives NaN on fully masked (left-padded) rows; train with attn_implementation="eager" in place of the old keyword (O(L^2) memory; --profile lean fences cuDNN instead)`}
 	if e, ok := eagerInPlaceOf(old, p.Src.Text); ok {
 		fd.Fix = &Fix{Message: `replace use_flash_attention_2=False by attn_implementation="eager"`, Edits: []Edit{e}}
@@ -258,7 +260,7 @@ func replaceOldFlashKeyword(p *Pass, old *syntree.Node) {
 func trlAttention(p *Pass, t *trlLoad) {
 	text := p.Src.Text
 	if t.packing {
-		p.Report(Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node), Severity: SeverityInfo,
+		p.Report(Finding{Start: t.trainer.Node.Start(), End: t.trainer.Node.Start(), Severity: SeverityInfo,
 			Message: "packing/padding_free needs flash attention: attention left as it is (left padding does not arise there)"})
 		return
 	}
@@ -267,23 +269,23 @@ func trlAttention(p *Pass, t *trlLoad) {
 		if old.Content(text) == "False" {
 			replaceOldFlashKeyword(p, old)
 		} else {
-			p.Report(Finding{Start: start(old), End: end(old), Severity: SeverityInfo,
+			p.Report(Finding{Start: old.Start(), End: old.End(), Severity: SeverityInfo,
 				Message: `use_flash_attention_2 in model_init_kwargs chooses the attention (True: flash, which does not use cuDNN SDPA); left as it is (attn_implementation beside use_flash_attention_2=True raises ValueError in transformers 4.36-4.5x)`})
 		}
 		return
 	}
 	if v != nil {
-		s, ok := StringValue(v, text)
+		s, ok := semantic.StringValue(v, text)
 		if !ok && v.Type() != "string" {
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf(`TRL builds %s from model_init_kwargs with the attention %s: SDPA's cuDNN backward gives NaN on fully masked rows; train with "eager"`, t.name(), p.Facts.decidedAtRunTime(v, t.trainer.Func))})
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
+				Message: fmt.Sprintf(`TRL builds %s from model_init_kwargs with the attention %s: SDPA's cuDNN backward gives NaN on fully masked rows; train with "eager"`, t.name(), p.Facts.DecidedAtRunTime(v, t.trainer.Func))})
 			return
 		}
 		if !ok || s != "sdpa" {
 			return
 		}
 	}
-	fd := Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node),
+	fd := Finding{Start: t.trainer.Node.Start(), End: t.trainer.Node.Start(),
 		Message: fmt.Sprintf(`TRL loads %s with the default SDPA attention, whose cuDNN backward gives NaN on fully masked rows; pass attn_implementation="eager" in model_init_kwargs`, t.name())}
 	if v != nil {
 		fd.Message = fmt.Sprintf(`TRL loads %s with attn_implementation="sdpa" from model_init_kwargs, whose cuDNN backward gives NaN on fully masked rows; make it "eager"`, t.name())

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -59,7 +60,7 @@ var shardingMaps = map[string]bool{"auto": true, "balanced": true, "balanced_low
 func runTrainingDeviceMap(p *Pass) {
 	f, text := p.Facts, p.Src.Text
 	for _, l := range f.ModelLoads() {
-		if l.Use == NotTraining {
+		if l.Use == semantic.NotTraining {
 			continue
 		}
 		v := l.Arg("device_map", text)
@@ -70,31 +71,31 @@ func runTrainingDeviceMap(p *Pass) {
 		if v.Type() == "identifier" {
 			// device_map = "auto", overwritten under "if ddp:": the literal
 			// on the non-DDP path is what a single-process run gets.
-			if a := f.shardingLiteral(v, l); a != nil {
+			if a := shardingLiteral(f, v, l); a != nil {
 				lit = a
 			}
 		}
-		if f.runtimeDeviceMap(v, l) != "" && !l.Quantized && !l.MaybeQuantized && !l.Undecided() {
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf("device_map comes from %s and sharding by default: training wants None (one process) or {\"\": local_rank} (DDP)", f.decidedAtRunTime(v, l.Func))})
+		if runtimeDeviceMap(f, v, l) != "" && !l.Quantized && !l.MaybeQuantized && !l.Undecided() {
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
+				Message: fmt.Sprintf("device_map comes from %s and sharding by default: training wants None (one process) or {\"\": local_rank} (DDP)", f.DecidedAtRunTime(v, l.Func))})
 			continue
 		}
-		s, ok := StringValue(lit, text)
+		s, ok := semantic.StringValue(lit, text)
 		if !ok || !shardingMaps[s] {
 			continue
 		}
 		switch {
 		case l.Quantized:
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityInfo,
 				Message: fmt.Sprintf("quantized load keeps device_map=%q (bitsandbytes places the quantized weights itself); no change", s)})
 		case l.MaybeQuantized:
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
 				Message: fmt.Sprintf("device_map=%q on a load quantized on some paths only: keep it for the quantized path, use None on the other", s)})
-		case f.unslothLoad(l):
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+		case unslothLoad(f, l):
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
 				Message: fmt.Sprintf("device_map=%q on unsloth's %s: unsloth places the model itself; not edited", s, l.Dotted)})
 		case l.Undecided():
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
 				Message: l.UndecidedMessage(fmt.Sprintf("device_map=%q suits inference only; pass device_map=None for training", s))})
 		default:
 			deviceMapFix(p, l, v, lit, s)
@@ -106,27 +107,27 @@ func runTrainingDeviceMap(p *Pass) {
 // downstream places the model (a trainer, accelerator.prepare, .to(...)),
 // a single-device map where nothing does (None would train on the CPU);
 // unsafe where the load shards on purpose or the model outgrows one GPU.
-func deviceMapFix(p *Pass, l *Load, v, lit *syntree.Node, s string) {
+func deviceMapFix(p *Pass, l *semantic.Load, v, lit *syntree.Node, s string) {
 	f, text := p.Facts, p.Src.Text
 	model := l.Target
 	if model == "" {
 		model = "the model"
 	}
-	placer := f.placer(l)
+	placer := placer(f, l)
 	target, msg := `{"": 0}`, fmt.Sprintf(`device_map=%q shards a model for inference, and nothing in this file moves %s to a GPU later (no trainer, accelerator.prepare or .to(...)): device_map=None would train it on the CPU; load it on one GPU with device_map={"": 0}`, s, model)
 	if placer != "" {
 		target, msg = "None", fmt.Sprintf("device_map=%q shards a model for inference; %s moves %s to its device itself, so load it with device_map=None (DDP refuses a sharded model)", s, placer, model)
 	}
-	if ddp := f.ddpWrapper(); placer == "" && ddp != "" {
+	if ddp := ddpWrapper(f); placer == "" && ddp != "" {
 		// Each process needs the model on its own GPU: neither None (the
 		// CPU) nor {"": 0} (every process on GPU 0) is right.
-		p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+		p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
 			Message: fmt.Sprintf(`device_map=%q shards a model for inference, and %s wraps %s for one GPU per process: load it with device_map={"": local_rank} (or move it with .to(local_rank) before wrapping)`, s, ddp, model)})
 		return
 	}
-	fd := Finding{Start: start(v), End: end(v), Message: msg,
-		Fix: &Fix{Message: "device_map=" + target, Edits: []Edit{{Start: start(lit), End: end(lit), NewText: target}}}}
-	if why := f.shardsOnPurpose(l); why != "" {
+	fd := Finding{Start: v.Start(), End: v.End(), Message: msg,
+		Fix: &Fix{Message: "device_map=" + target, Edits: []Edit{{Start: lit.Start(), End: lit.End(), NewText: target}}}}
+	if why := shardsOnPurpose(f, l); why != "" {
 		fd.Severity = SeverityWarning
 		fd.Message = fmt.Sprintf("device_map=%q on a training load, but %s; training through a sharded model runs its devices in turn and DDP refuses it: device_map=%s only where one GPU holds the model, else another plan (FSDP, DeepSpeed, or QLoRA per GPU)", s, why, target)
 		fd.Fix.Applicability = Unsafe
@@ -141,20 +142,20 @@ func deviceMapFix(p *Pass, l *Load, v, lit *syntree.Node, s string) {
 // shardingLiteral finds the sharding literal ("auto") that the device_map
 // variable v holds on some path, when every use of the variable is this
 // load's device_map (so that editing the literal changes nothing else).
-func (f *Facts) shardingLiteral(v *syntree.Node, l *Load) *syntree.Node {
+func shardingLiteral(f *semantic.Facts, v *syntree.Node, l *semantic.Load) *syntree.Node {
 	text := f.Src.Text
 	name := v.Content(text)
 	var lit *syntree.Node
 	vals, _ := f.Values(v)
 	for _, val := range vals {
-		if s, ok := StringValue(val, text); ok && shardingMaps[s] {
+		if s, ok := semantic.StringValue(val, text); ok && shardingMaps[s] {
 			if lit != nil {
 				return nil // two sharding literals: which one to edit is unclear
 			}
 			lit = val
 		}
 	}
-	if lit == nil || f.scopeOf(lit) != l.Func {
+	if lit == nil || f.ScopeOf(lit) != l.Func {
 		return nil
 	}
 	// Every other read of the name means it feeds something else.
@@ -162,12 +163,12 @@ func (f *Facts) shardingLiteral(v *syntree.Node, l *Load) *syntree.Node {
 	if l.Func.Body != nil {
 		scope = l.Func.Body
 	}
-	for _, id := range identifiers(scope, name, text) {
+	for _, id := range semantic.Identifiers(scope, name, text) {
 		p := id.Parent()
 		switch {
 		case p.Type() == "assignment" && p.ChildByFieldName("left").Equal(id):
 		case p.Type() == "keyword_argument" && p.ChildByFieldName("name").Equal(id):
-		case p.Type() == "keyword_argument" && p.ChildByFieldName("name").Content(text) == "device_map" && within(p, l.Args):
+		case p.Type() == "keyword_argument" && p.ChildByFieldName("name").Content(text) == "device_map" && semantic.Within(p, l.Args):
 		default:
 			return nil
 		}
@@ -178,7 +179,7 @@ func (f *Facts) shardingLiteral(v *syntree.Node, l *Load) *syntree.Node {
 // runtimeDeviceMap is the sharding default ("auto") of a device_map that a
 // run decides: a parameter of the load's function or a command-line option
 // (argparse, a dataclass field) whose default shards; else "".
-func (f *Facts) runtimeDeviceMap(v *syntree.Node, l *Load) string {
+func runtimeDeviceMap(f *semantic.Facts, v *syntree.Node, l *semantic.Load) string {
 	text := f.Src.Text
 	x := v // a parameter has no value in the file: its default says
 	if vals, _ := f.Values(v); len(vals) == 1 {
@@ -187,10 +188,10 @@ func (f *Facts) runtimeDeviceMap(v *syntree.Node, l *Load) string {
 	def := ""
 	switch x.Type() {
 	case "identifier":
-		def = paramDefault(l.Func, x.Content(text), text)
+		def = semantic.ParamDefault(l.Func, x.Content(text), text)
 	case "attribute":
-		if o := f.option(x.ChildByFieldName("attribute").Content(text)); o != nil && o.def != nil {
-			def = o.def.Content(text)
+		if o := f.Option(x.ChildByFieldName("attribute").Content(text)); o != nil && o.Def != nil {
+			def = o.Def.Content(text)
 		}
 	}
 	if s := strings.Trim(def, `"'`); def != "" && shardingMaps[s] && len(def) == len(s)+2 {

@@ -64,7 +64,7 @@ func padCollator(p *Pass) padCollatorUse {
 			byID = "DataCollatorForCompletionOnlyLM"
 		case c.Method == "DataCollatorForSeq2Seq":
 			byPos = "DataCollatorForSeq2Seq"
-		case c.Is(semantic.TRLTrainer) && KeywordValue(c.Args, "data_collator", text) == nil:
+		case c.Is(semantic.TRLTrainer) && semantic.KeywordValue(c.Args, "data_collator", text) == nil:
 			kind := strings.TrimSuffix(c.Method, "Trainer")
 			if !strings.HasSuffix(kind, "SFT") {
 				byPos = fmt.Sprintf("TRL's %s collator", c.Method)
@@ -95,7 +95,7 @@ func padCollator(p *Pass) padCollatorUse {
 
 func sftWithoutCollator(p *Pass) bool {
 	for _, c := range p.Facts.Calls {
-		if strings.HasSuffix(c.Method, "SFTTrainer") && KeywordValue(c.Args, "data_collator", p.Src.Text) == nil {
+		if strings.HasSuffix(c.Method, "SFTTrainer") && semantic.KeywordValue(c.Args, "data_collator", p.Src.Text) == nil {
 			return true
 		}
 	}
@@ -113,27 +113,27 @@ func frameworkManagedPad(p *Pass) bool {
 		if !unsloth && c.Method != "setup_chat_format" {
 			continue // (asked first: cheaper than the training use)
 		}
-		if f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
+		if f.TrainingUse(c.Func) == semantic.NotTraining && c.Func != f.Module {
 			continue
 		}
 		switch {
 		case unsloth:
-			fd := Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityInfo,
+			fd := Finding{Start: c.Node.Start(), End: c.Node.End(), Severity: SeverityInfo,
 				Message: fmt.Sprintf("unsloth's %s sets the tokenizer's pad itself, distinct from eos (a reserved token, or a new one with a resize)", c.Dotted)}
 			for _, a := range f.Assigns {
 				if a.Func != c.Func || a.Node.StartByte() < c.Node.EndByte() || !strings.HasSuffix(a.Text, ".pad_token") && !strings.HasSuffix(a.Text, ".pad_token_id") {
 					continue
 				}
-				if kind, _ := f.classifyPad(a.Value, a.Func, 0); kind == padEOS || kind == padEOSLike {
+				if kind, _ := classifyPad(f, a.Value, a.Func, 0); kind == padEOS || kind == padEOSLike {
 					fd.Severity = SeverityWarning
-					fd.Message += fmt.Sprintf(": the script's own pad line (line %d) undoes that", p.Src.Position(start(a.Node)).Line)
+					fd.Message += fmt.Sprintf(": the script's own pad line (line %d) undoes that", p.Src.Position(a.Node.Start()).Line)
 					break
 				}
 			}
 			p.Report(fd)
 			return false
 		case c.Method == "setup_chat_format":
-			p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityWarning,
+			p.Report(Finding{Start: c.Node.Start(), End: c.Node.End(), Severity: SeverityWarning,
 				Message: "trl's setup_chat_format adds the ChatML tokens, resizes the embeddings and sets pad = eos = <|im_end|>: a collator that masks labels by pad id then masks the end of every turn (TRL >= 0.17's SFT collator masks by position and keeps it); set a distinct pad after it for other collators"})
 			return true
 		}
@@ -146,13 +146,13 @@ func frameworkManagedPad(p *Pass) bool {
 func trlLoadsTokenizer(p *Pass, id string) bool {
 	f, text := p.Facts, p.Src.Text
 	for _, c := range f.Calls {
-		if !c.Is(semantic.TRLTrainer) || KeywordValue(c.Args, "processing_class", text) != nil || KeywordValue(c.Args, "tokenizer", text) != nil {
+		if !c.Is(semantic.TRLTrainer) || semantic.KeywordValue(c.Args, "processing_class", text) != nil || semantic.KeywordValue(c.Args, "tokenizer", text) != nil {
 			continue
 		}
 		if id == "" {
 			id = "the model"
 		}
-		fd := Finding{Start: start(c.Node), End: start(c.Node), Severity: SeverityWarning,
+		fd := Finding{Start: c.Node.Start(), End: c.Node.Start(), Severity: SeverityWarning,
 			Message: fmt.Sprintf("%s gets no tokenizer: TRL loads %s's own and pads with its pad token, or with eos where it has none; TRL >= 0.17 masks labels by position, so EOS is kept (before 0.17 every EOS is masked: pass processing_class= a tokenizer with a distinct pad) (%s)", c.Method, id, p.Versions.TRL.Describe("trl"))}
 		if p.Versions.TRL.AtLeast(0, 17) {
 			fd.Severity = SeverityInfo

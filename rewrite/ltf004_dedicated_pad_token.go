@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loratune/loratune-fix/pyedit"
 	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -121,7 +122,7 @@ var padFamilies = []struct {
 	{padGemma, regexp.MustCompile(`(?i)gemma`)},
 }
 
-func padFamilyOf(l *Load) padFamily {
+func padFamilyOf(l *semantic.Load) padFamily {
 	if !l.IDKnown {
 		return padDynamic
 	}
@@ -163,7 +164,7 @@ var eosLikeTokens = map[string]bool{"<|eot_id|>": true, "<|im_end|>": true, "<|e
 
 // classifyPad reads a pad value, following a name to its literal (pad =
 // "<|eot_id|>"; tok.pad_token = pad). lit is the literal token, if any.
-func (f *Facts) classifyPad(v *syntree.Node, scope *Func, depth int) (padValue, string) {
+func classifyPad(f *semantic.Facts, v *syntree.Node, scope *semantic.Func, depth int) (padValue, string) {
 	text := f.Src.Text
 	for v != nil && v.Type() == "parenthesized_expression" {
 		var inner *syntree.Node
@@ -193,7 +194,7 @@ func (f *Facts) classifyPad(v *syntree.Node, scope *Func, depth int) (padValue, 
 			return padEOSLike, ""
 		}
 	case "string":
-		if s, ok := StringValue(v, text); ok && s != "" {
+		if s, ok := semantic.StringValue(v, text); ok && s != "" {
 			if eosLikeTokens[s] || s == "<|endoftext|>" {
 				return padEOSLike, s
 			}
@@ -202,7 +203,7 @@ func (f *Facts) classifyPad(v *syntree.Node, scope *Func, depth int) (padValue, 
 	case "identifier":
 		if depth < 3 {
 			if def := f.SoleValue(v); def != nil && !def.Equal(v) {
-				return f.classifyPad(def, scope, depth+1)
+				return classifyPad(f, def, scope, depth+1)
 			}
 		}
 	}
@@ -273,12 +274,12 @@ func runDedicatedPadToken(p *Pass) {
 // and what the steps find.
 type padRun struct {
 	p       *Pass
-	f       *Facts
+	f       *semantic.Facts
 	text    []byte
-	load    *Load
+	load    *semantic.Load
 	fam     padFamily
-	tok     *padTokenizer
-	scope   *Func
+	tok     *semantic.PadTokenizer
+	scope   *semantic.Func
 	body    *syntree.Node // the block the lines go in: the scope's, or a branch's that holds the load, the tokenizer and its pads
 	model   string
 	trainAt *syntree.Node // the statement that starts training, or nil
@@ -306,21 +307,21 @@ type padRun struct {
 // file shows instead: TRL's own tokenizer, a processor, no tokenizer).
 func trainedPadding(p *Pass) (*padRun, bool) {
 	f, text := p.Facts, p.Src.Text
-	if frameworkManagedPad(p) || f.noDecoderTrained() {
+	if frameworkManagedPad(p) || f.NoDecoderTrained() {
 		return nil, false
 	}
 	// The first training load bound to a name, or, where several are, the
 	// one whose own block sets a pad (if resume: ... else: ...; the pad
 	// line belongs to the branch it stands in).
-	var load *Load
+	var load *semantic.Load
 	for _, l := range f.TrainingLoads() {
-		if l.Target == "" || f.unslothLoad(l) { // unsloth pads its own tokenizer (frameworkManagedPad)
+		if l.Target == "" || unslothLoad(f, l) { // unsloth pads its own tokenizer (frameworkManagedPad)
 			continue
 		}
 		if load == nil {
 			load = l
 		}
-		if f.setsPadBeside(l) {
+		if setsPadBeside(f, l) {
 			load = l
 			break
 		}
@@ -330,7 +331,7 @@ func trainedPadding(p *Pass) (*padRun, bool) {
 		trlStringModels(p, func(t *trlLoad) {
 			// A tokenizer made after the trainer (a generation cell) is
 			// not the one it trains with.
-			if !p.Facts.hasTokenizer(t.trainer.Node) {
+			if !hasTokenizer(p.Facts, t.trainer.Node) {
 				trlLoadsTokenizer(p, t.name())
 			}
 		})
@@ -345,14 +346,14 @@ func trainedPadding(p *Pass) (*padRun, bool) {
 	}
 	r := &padRun{p: p, f: f, text: text, load: load, fam: fam, scope: load.Func, model: load.Target, configAfter: -1}
 	r.trainAt = trainingStart(f, r.scope)
-	tok, why := f.trainedTokenizer(load, r.trainAt)
+	tok, why := f.TrainedTokenizer(load, r.trainAt)
 	if tok == nil {
 		switch {
 		case why != "" && fileSetsPad(f):
-			p.Report(Finding{Start: start(load.Node), End: end(load.Args), Severity: SeverityWarning,
+			p.Report(Finding{Start: load.Node.Start(), End: load.Args.End(), Severity: SeverityWarning,
 				Message: why + ": give the trained model's tokenizer a pad distinct from eos by hand, and set model.config.pad_token_id"})
 		case fam.llama3() && !trlLoadsTokenizer(p, load.ModelID):
-			p.Report(Finding{Start: start(load.Node), End: end(load.Args), Severity: SeverityWarning,
+			p.Report(Finding{Start: load.Node.Start(), End: load.Args.End(), Severity: SeverityWarning,
 				Message: "Llama-3 has no pad token (id 0 is \"!\"); this file creates no tokenizer: give it a dedicated pad before get_peft_model and set model.config.pad_token_id"})
 		}
 		return nil, false
@@ -363,7 +364,7 @@ func trainedPadding(p *Pass) (*padRun, bool) {
 		// <|finetune_right_pad_id|>); a processor need not have pad_token.
 		for _, a := range f.Assigns {
 			if a.Text == tok.Name+".pad_token" || a.Text == tok.Name+".pad_token_id" {
-				p.Report(Finding{Start: start(a.Node), End: end(a.Node), Severity: SeverityWarning,
+				p.Report(Finding{Start: a.Node.Start(), End: a.Node.End(), Severity: SeverityWarning,
 					Message: fmt.Sprintf("%s is a processor: its tokenizer's pad is %s.tokenizer.pad_token; set a pad distinct from eos there (and model.config.pad_token_id from it), not on the processor", tok.Name, tok.Name)})
 			}
 		}
@@ -378,7 +379,7 @@ func trainedPadding(p *Pass) (*padRun, bool) {
 // scope's body, or the branch of inBranch), or nil.
 func (r *padRun) stmtIn(n *syntree.Node) *syntree.Node {
 	if r.body == nil {
-		return r.f.statementIn(n, r.scope)
+		return r.f.StatementIn(n, r.scope)
 	}
 	for cur := n; cur != nil; cur = cur.Parent() {
 		if p := cur.Parent(); p != nil && p.Equal(r.body) {
@@ -410,17 +411,17 @@ func (r *padRun) inBranch() {
 		}
 		block = cur
 		for _, n := range nodes {
-			if !within(n, cur) {
+			if !semantic.Within(n, cur) {
 				block = nil
 				break
 			}
 		}
 	}
-	if block == nil || r.f.statementIn(block, r.scope) == nil {
+	if block == nil || r.f.StatementIn(block, r.scope) == nil {
 		return // the scope's own body, or not inside the scope
 	}
-	if top := r.f.statementIn(r.load.Stmt, r.scope); top != nil && top.Parent() != nil && top.Parent().Equal(block) {
-		return // the block statementIn already uses (the scope's body, a main guard)
+	if top := r.f.StatementIn(r.load.Stmt, r.scope); top != nil && top.Parent() != nil && top.Parent().Equal(block) {
+		return // the block StatementIn already uses (the scope's body, a main guard)
 	}
 	if p := block.Parent(); p == nil || !slices.Contains([]string{"if_statement", "elif_clause", "else_clause"}, p.Type()) {
 		return // a loop's or a with's body: the lines would run again, or in another context
@@ -428,11 +429,11 @@ func (r *padRun) inBranch() {
 	r.body = block
 	r.pads, r.configAfter = nil, -1
 	r.collectPads()
-	if r.peft != nil && within(block, r.peft) {
+	if r.peft != nil && semantic.Within(block, r.peft) {
 		r.peft = nil // an adapter of another branch
 	}
 	for _, c := range r.f.Calls {
-		if c.Func == r.scope && within(c.Node, block) && (c.Method == "get_peft_model" || strings.HasSuffix(c.Qual, "PeftModel.from_pretrained")) {
+		if c.Func == r.scope && semantic.Within(c.Node, block) && (c.Method == "get_peft_model" || strings.HasSuffix(c.Qual, "PeftModel.from_pretrained")) {
 			r.peft = r.stmtIn(c.Node)
 			break
 		}
@@ -444,13 +445,13 @@ func (r *padRun) inBranch() {
 // EOS, pads set through calls, and a pad_token= given to the load.
 func (r *padRun) collectPads() {
 	f, text, tok := r.f, r.text, r.tok
-	names := map[*Func]string{r.scope: tok.Name, f.module: tok.Name}
+	names := map[*semantic.Func]string{r.scope: tok.Name, f.Module: tok.Name}
 	if tok.Factory != nil {
 		names[tok.Factory] = tok.Inner
 	}
 	for _, a := range f.Assigns {
 		name, mine := names[a.Func]
-		if !mine || a.Func == f.module && r.scope != f.module && tok.Factory != a.Func {
+		if !mine || a.Func == f.Module && r.scope != f.Module && tok.Factory != a.Func {
 			continue
 		}
 		inScope := a.Func == r.scope
@@ -461,41 +462,41 @@ func (r *padRun) collectPads() {
 			if !inScope {
 				continue
 			}
-			if kind, _ := f.classifyPad(a.Value, a.Func, 0); kind == padZero || kind == padEOS || kind == padEOSLike {
+			if kind, _ := classifyPad(f, a.Value, a.Func, 0); kind == padZero || kind == padEOS || kind == padEOSLike {
 				r.addPad(a.Node, a.Value, a.Func, inScope)
 			} else if top := r.stmtIn(a.Node); top != nil {
-				r.configAfter = start(top)
+				r.configAfter = top.Start()
 			}
 		}
 	}
 	for _, c := range f.Calls {
 		name, mine := names[c.Func]
-		if !mine || c.Func == f.module && r.scope != f.module && tok.Factory != c.Func {
+		if !mine || c.Func == f.Module && r.scope != f.Module && tok.Factory != c.Func {
 			continue
 		}
 		if v := padInCall(c, name, text); v != nil {
 			r.addPad(c.Node, v, c.Func, c.Func == r.scope)
 		}
 	}
-	if kw := KeywordValue(tok.Call.ChildByFieldName("arguments"), "pad_token", text); kw != nil {
-		r.addPad(kw, kw, f.scopeOf(kw), false)
+	if kw := semantic.KeywordValue(tok.Call.ChildByFieldName("arguments"), "pad_token", text); kw != nil {
+		r.addPad(kw, kw, f.ScopeOf(kw), false)
 	}
 	sortPads(r.pads)
 }
 
 // addPad records one pad setting (v, set at at in fn), unless it runs
 // once training has started (a generation setting).
-func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *Func, inScope bool) {
-	kind, lit := r.f.classifyPad(v, fn, 0)
-	ps := &padStmt{stmt: padStatement(Statement(at), r.text), removable: inScope}
+func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *semantic.Func, inScope bool) {
+	kind, lit := classifyPad(r.f, v, fn, 0)
+	ps := &padStmt{stmt: padStatement(semantic.Statement(at), r.text), removable: inScope}
 	if ps.stmt == nil {
 		return
 	}
 	ps.bad, ps.ok = hidesEOS(r.fam, kind, lit)
 	ps.named = kind == padNamed || kind == padEOSLike && ps.ok
 	ps.eos = kind == padEOS || kind == padEOSLike
-	if c := r.f.callAt(at); c != nil && c.Method == "add_special_tokens" {
-		if tok, literal := StringValue(v, r.text); literal && !r.fam.hasToken(tok) {
+	if c := r.f.CallAt(at); c != nil && c.Method == "add_special_tokens" {
+		if tok, literal := semantic.StringValue(v, r.text); literal && !r.fam.hasToken(tok) {
 			ps.added = true // a token of its own, which may be new: a new id
 		}
 	}
@@ -510,8 +511,8 @@ func (r *padRun) addPad(at *syntree.Node, v *syntree.Node, fn *Func, inScope boo
 	if r.trainAt != nil && top.StartByte() >= r.trainAt.StartByte() {
 		return // after training: generation settings
 	}
-	ps.at = start(top)
-	ps.guarded = top.Equal(ps.stmt) || top.Equal(Statement(where)) || padGuard(top, r.text)
+	ps.at = top.Start()
+	ps.guarded = top.Equal(ps.stmt) || top.Equal(semantic.Statement(where)) || padGuard(top, r.text)
 	if n := len(r.pads); n > 0 && r.pads[n-1].stmt.Equal(ps.stmt) {
 		r.pads[n-1].bad = r.pads[n-1].bad || ps.bad
 		r.pads[n-1].added = r.pads[n-1].added || ps.added
@@ -544,7 +545,7 @@ func (r *padRun) judgePads() {
 // keep reports a bad pad line that stays as the fallback of remote code's
 // block.
 func (r *padRun) keep(ps *padStmt) bool {
-	return r.remote && (r.peft == nil || ps.at < start(r.peft))
+	return r.remote && (r.peft == nil || ps.at < r.peft.Start())
 }
 
 // planBlock chooses the family's fix and where its lines go: after the
@@ -580,7 +581,7 @@ func (r *padRun) planBlock() {
 			later(r.stmtIn(ps.stmt))
 		}
 	}
-	r.configSet = r.configAfter >= 0 && r.anchor != nil && r.configAfter > start(r.anchor)
+	r.configSet = r.configAfter >= 0 && r.anchor != nil && r.configAfter > r.anchor.Start()
 	r.at = r.load.Node
 	if len(r.bad) > 0 {
 		r.at = r.bad[0].stmt
@@ -597,7 +598,7 @@ func (r *padRun) planBlock() {
 }
 
 func (r *padRun) report(sev Severity, msg string, fix *Fix) {
-	r.p.Report(Finding{Start: start(r.at), End: end(r.at), Severity: sev, Message: msg, Fix: fix})
+	r.p.Report(Finding{Start: r.at.Start(), End: r.at.End(), Severity: sev, Message: msg, Fix: fix})
 }
 
 // warnResizeAfterAdapter: new embedding rows made after get_peft_model are
@@ -606,7 +607,7 @@ func (r *padRun) warnResizeAfterAdapter() {
 	for _, c := range r.f.Calls {
 		if c.Func == r.scope && c.Method == "resize_token_embeddings" && r.peft != nil && c.Node.StartByte() > r.peft.EndByte() &&
 			(r.trainAt == nil || c.Node.StartByte() < r.trainAt.StartByte()) {
-			r.p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityWarning,
+			r.p.Report(Finding{Start: c.Node.Start(), End: c.Node.End(), Severity: SeverityWarning,
 				Message: "resize_token_embeddings after get_peft_model: the new rows are neither trained nor saved with the adapter; resize before get_peft_model"})
 		}
 	}
@@ -634,7 +635,7 @@ func (r *padRun) setConfigPadID() {
 		// The new pad's id is one past the embedding unless the vocabulary
 		// had it: written into the config, it would make the first padded
 		// batch index past the matrix (corpus shape N4).
-		r.p.Report(Finding{Start: start(ps.stmt), End: end(ps.stmt), Severity: SeverityWarning,
+		r.p.Report(Finding{Start: ps.stmt.Start(), End: ps.stmt.End(), Severity: SeverityWarning,
 			Message: fmt.Sprintf("%s.add_special_tokens adds a pad the vocabulary may not have, and nothing resizes the embedding: a new id has no embedding row, so the first padded batch fails with an index error; resize before get_peft_model (%s.resize_token_embeddings(len(%s)), and save the new rows), or pad with a token the vocabulary has", r.tok.Name, r.model, r.tok.Name)})
 		return
 	}
@@ -646,7 +647,7 @@ func (r *padRun) setConfigPadID() {
 		r.report(SeverityWarning, msg+fmt.Sprintf("; %s is bound only on some paths: set it by hand where both exist", name), nil)
 		return
 	}
-	e, ok := insertAfter(r.p.Src, r.anchor, r.configLines)
+	e, ok := pyedit.InsertAfter(r.p.Src, r.anchor, r.configLines)
 	var fix *Fix
 	if ok {
 		fix = &Fix{Message: "set model.config.pad_token_id", Edits: []Edit{e}}
@@ -734,7 +735,7 @@ func (r *padRun) fixPad() {
 		r.report(sev, msg+" (no place found after both the tokenizer and the model exist)", nil)
 		return
 	}
-	if ref := f.refModelBeside(); r.plan.resize && ref != "" {
+	if ref := refModelBeside(f); r.plan.resize && ref != "" {
 		// The block may add a token and resize the trained model only: a
 		// reference model given beside it keeps its embedding, and its
 		// forward would index past it (corpus shape N17).
@@ -791,7 +792,7 @@ func (r *padRun) fixPad() {
 		if inPlace != nil && inPlace.Equal(b.stmt) {
 			block = lines
 		}
-		e, ok := replaceStatement(p.Src, b.stmt, block)
+		e, ok := pyedit.ReplaceStatement(p.Src, b.stmt, block)
 		if !ok {
 			r.report(sev, msg, nil)
 			return
@@ -802,10 +803,10 @@ func (r *padRun) fixPad() {
 	case inPlace != nil:
 		// placed with the replacement above
 	case len(moved) > 0:
-		moved[len(moved)-1].NewText += template(p.Src, indentOf(p.Src, anchor), lines)
+		moved[len(moved)-1].NewText += pyedit.Template(p.Src, indentOf(p.Src, anchor), lines)
 		edits = append(edits, moved...)
 	default:
-		e, ok := insertAfter(p.Src, anchor, lines)
+		e, ok := pyedit.InsertAfter(p.Src, anchor, lines)
 		if !ok {
 			r.report(sev, msg, nil)
 			return
@@ -843,7 +844,7 @@ type padFix struct {
 	manual bool
 }
 
-func padPlan(fam padFamily, load *Load, tok, model string) padFix {
+func padPlan(fam padFamily, load *semantic.Load, tok, model string) padFix {
 	id := load.ModelID
 	if !load.IDKnown {
 		id = "this model"
@@ -919,21 +920,21 @@ func runtimePadBlock(tok, model string) []string {
 // padInCall is the pad value a call gives the tokenizer name:
 // name.add_special_tokens({"pad_token": v}), or a helper called with the
 // tokenizer and a pad_token entry (smart_tokenizer_and_embedding_resize).
-func padInCall(c *Call, name string, text []byte) *syntree.Node {
+func padInCall(c *semantic.Call, name string, text []byte) *syntree.Node {
 	if c.Method == "add_special_tokens" && c.Object() != name {
 		return nil
 	}
-	if c.Method != "add_special_tokens" && !containsWord([]byte(c.Args.Content(text)), name) {
+	if c.Method != "add_special_tokens" && !semantic.ContainsWord([]byte(c.Args.Content(text)), name) {
 		return nil
 	}
 	var found *syntree.Node
-	walkNodes(c.Args, func(n *syntree.Node) bool {
+	semantic.WalkNodes(c.Args, func(n *syntree.Node) bool {
 		if found != nil {
 			return false
 		}
 		switch n.Type() {
 		case "pair":
-			if k, ok := StringValue(n.ChildByFieldName("key"), text); ok && k == "pad_token" {
+			if k, ok := semantic.StringValue(n.ChildByFieldName("key"), text); ok && k == "pad_token" {
 				found = n.ChildByFieldName("value")
 			}
 		case "keyword_argument":
@@ -941,7 +942,7 @@ func padInCall(c *Call, name string, text []byte) *syntree.Node {
 				found = n.ChildByFieldName("value")
 			}
 		case "call", "lambda":
-			return n.Equal(c.Node) || n.Type() == "call" && dottedName(n.ChildByFieldName("function"), text) == "dict"
+			return n.Equal(c.Node) || n.Type() == "call" && semantic.DottedName(n.ChildByFieldName("function"), text) == "dict"
 		}
 		return true
 	})
@@ -955,11 +956,11 @@ func padStatement(stmt *syntree.Node, text []byte) *syntree.Node {
 	if stmt == nil {
 		return nil
 	}
-	if guard := soleGuard(stmt); guard != nil && padGuard(guard, text) {
+	if guard := pyedit.SoleGuard(stmt); guard != nil && padGuard(guard, text) {
 		return guard
 	}
 	// The only statement of an else: the else goes with it (no "else: pass").
-	if block := stmt.Parent(); block != nil && block.Type() == "block" && soleStatement(stmt) {
+	if block := stmt.Parent(); block != nil && block.Type() == "block" && pyedit.SoleStatement(stmt) {
 		if clause := block.Parent(); clause != nil && clause.Type() == "else_clause" && clause.Parent() != nil && clause.Parent().Type() == "if_statement" {
 			return clause
 		}
@@ -986,9 +987,9 @@ func sortPads(pads []*padStmt) {
 }
 
 // hasTokenizer reports a tokenizer load anywhere in the file.
-func (f *Facts) hasTokenizer(before *syntree.Node) bool {
+func hasTokenizer(f *semantic.Facts, before *syntree.Node) bool {
 	for _, c := range f.Calls {
-		if f.isTokenizerLoad(c.Node) && (before == nil || c.Node.StartByte() < before.StartByte()) {
+		if f.IsTokenizerLoad(c.Node) && (before == nil || c.Node.StartByte() < before.StartByte()) {
 			return true
 		}
 	}
@@ -996,7 +997,7 @@ func (f *Facts) hasTokenizer(before *syntree.Node) bool {
 }
 
 // fileSetsPad reports any pad assignment in the file.
-func fileSetsPad(f *Facts) bool {
+func fileSetsPad(f *semantic.Facts) bool {
 	for _, a := range f.Assigns {
 		if strings.HasSuffix(a.Text, ".pad_token") || strings.HasSuffix(a.Text, ".pad_token_id") {
 			return true
@@ -1007,7 +1008,7 @@ func fileSetsPad(f *Facts) bool {
 
 // stateDictOverride: a custom model.state_dict (alpaca-lora) saves only
 // the adapter weights, so a resized embedding row would be lost on save.
-func stateDictOverride(f *Facts) bool {
+func stateDictOverride(f *semantic.Facts) bool {
 	for _, a := range f.Assigns {
 		if strings.HasSuffix(a.Text, ".state_dict") {
 			return true
@@ -1019,10 +1020,10 @@ func stateDictOverride(f *Facts) bool {
 // peftPoint is the statement of scope fn that wraps the model in an
 // adapter (get_peft_model, PeftModel.from_pretrained), or nil. A resize
 // after it is neither trained nor saved with the adapter.
-func peftPoint(f *Facts, fn *Func) *syntree.Node {
+func peftPoint(f *semantic.Facts, fn *semantic.Func) *syntree.Node {
 	for _, c := range f.Calls {
 		if c.Func == fn && (c.Method == "get_peft_model" || strings.HasSuffix(c.Qual, "PeftModel.from_pretrained")) {
-			return f.statementIn(c.Node, fn)
+			return f.StatementIn(c.Node, fn)
 		}
 	}
 	return nil
@@ -1030,10 +1031,10 @@ func peftPoint(f *Facts, fn *Func) *syntree.Node {
 
 // trainingStart is the statement of scope fn that starts training
 // (trainer.train(), model.train()), or nil.
-func trainingStart(f *Facts, fn *Func) *syntree.Node {
+func trainingStart(f *semantic.Facts, fn *semantic.Func) *syntree.Node {
 	for _, c := range f.Calls {
 		if c.Func == fn && c.Method == "train" && c.Object() != "" {
-			return f.statementIn(c.Node, fn)
+			return f.StatementIn(c.Node, fn)
 		}
 	}
 	return nil
@@ -1050,8 +1051,8 @@ func nextStatement(stmt *syntree.Node) *syntree.Node {
 }
 
 // indentOf is the indentation of the line stmt starts on.
-func indentOf(src *Source, stmt *syntree.Node) string {
-	indent, _ := src.Indent(start(stmt))
+func indentOf(src *semantic.Source, stmt *syntree.Node) string {
+	indent, _ := src.Indent(stmt.Start())
 	return indent
 }
 
@@ -1059,7 +1060,7 @@ func indentOf(src *Source, stmt *syntree.Node) string {
 // before it, when nothing between them uses it and its arguments are bound
 // before: the pad block then goes right after it. It returns the new
 // anchor and the edits, whose last one is the insertion the block joins.
-func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *syntree.Node, pads []*padStmt) (*syntree.Node, []Edit, bool) {
+func moveTokenizerUp(p *Pass, tok *semantic.PadTokenizer, tokTop, peft, anchor, loadTop *syntree.Node, pads []*padStmt) (*syntree.Node, []Edit, bool) {
 	src, text := p.Src, p.Src.Text
 	if tokTop == nil || !tokTop.Equal(tok.Stmt) || tokTop.StartByte() < peft.StartByte() || !anchor.Equal(tokTop) {
 		return nil, nil, false
@@ -1068,7 +1069,7 @@ func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *
 		return nil, nil, false
 	}
 	between := text[peft.StartByte():tokTop.StartByte()]
-	if containsWord(between, tok.Name) {
+	if semantic.ContainsWord(between, tok.Name) {
 		return nil, nil, false
 	}
 	for _, n := range identifiersIn(tokTop.ChildByFieldName("right"), text) {
@@ -1079,7 +1080,7 @@ func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *
 		}
 	}
 	for _, ps := range pads {
-		if !ps.bad && ps.removable && ps.at > start(tokTop) {
+		if !ps.bad && ps.removable && ps.at > tokTop.Start() {
 			return nil, nil, false // a pad line of its own after it would run after the block
 		}
 	}
@@ -1096,13 +1097,13 @@ func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *
 	if before == nil || before.StartByte() < loadTop.StartByte() {
 		return nil, nil, false
 	}
-	if _, ok := standsAlone(src, tokTop); !ok {
+	if _, ok := pyedit.StandsAlone(src, tokTop); !ok {
 		return nil, nil, false
 	}
-	if _, ok := standsAlone(src, before); !ok {
+	if _, ok := pyedit.StandsAlone(src, before); !ok {
 		return nil, nil, false
 	}
-	from, to := src.LineStart(start(tokTop)), src.LineEnd(end(tokTop))
+	from, to := src.LineStart(tokTop.Start()), src.LineEnd(tokTop.End())
 	lines := string(text[from:to])
 	if !strings.HasSuffix(lines, "\n") {
 		lines += src.EOL
@@ -1111,7 +1112,7 @@ func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *
 	if to == len(text) && (to == 0 || text[to-1] != '\n') && from > 0 {
 		del.Start = from - len(src.EOL)
 	}
-	at := src.LineEnd(end(before))
+	at := src.LineEnd(before.End())
 	return before, []Edit{del, {Start: at, End: at, NewText: lines}}, true
 }
 
@@ -1119,7 +1120,7 @@ func moveTokenizerUp(p *Pass, tok *padTokenizer, tokTop, peft, anchor, loadTop *
 // keyword names).
 func identifiersIn(n *syntree.Node, text []byte) []string {
 	var out []string
-	walkNodes(n, func(c *syntree.Node) bool {
+	semantic.WalkNodes(n, func(c *syntree.Node) bool {
 		if c.Type() != "identifier" {
 			return true
 		}
@@ -1135,14 +1136,14 @@ func identifiersIn(n *syntree.Node, text []byte) []string {
 }
 
 // setsPadBeside reports a pad assignment in the block that binds load l.
-func (f *Facts) setsPadBeside(l *Load) bool {
+func setsPadBeside(f *semantic.Facts, l *semantic.Load) bool {
 	if l.Stmt == nil || l.Stmt.Parent() == nil {
 		return false
 	}
 	block := l.Stmt.Parent()
 	for _, a := range f.Assigns {
 		if strings.HasSuffix(a.Text, ".pad_token") || strings.HasSuffix(a.Text, ".pad_token_id") {
-			if st := Statement(a.Node); st != nil && st.Parent() != nil && st.Parent().Equal(block) {
+			if st := semantic.Statement(a.Node); st != nil && st.Parent() != nil && st.Parent().Equal(block) {
 				return true
 			}
 		}
@@ -1152,18 +1153,18 @@ func (f *Facts) setsPadBeside(l *Load) bool {
 
 // refModelBeside is the keyword of a separate model a TRL trainer is given
 // beside the one it trains (ref_model=, not None), or "".
-func (f *Facts) refModelBeside() string {
+func refModelBeside(f *semantic.Facts) string {
 	for _, c := range f.Calls {
 		if !c.Is(semantic.TRLTrainer) {
 			continue
 		}
 		for _, kw := range []string{"ref_model", "reward_model", "teacher_model"} {
-			if v := KeywordValue(c.Args, kw, f.Src.Text); v != nil && v.Type() != "none" {
+			if v := semantic.KeywordValue(c.Args, kw, f.Src.Text); v != nil && v.Type() != "none" {
 				return kw
 			}
 		}
 		// DPOTrainer(model, ref_model, ...), KTOTrainer(model, ref_model, ...)
-		if args := realArgs(c.Args); len(args) > 1 && args[1].Type() != "keyword_argument" && args[1].Type() != "none" &&
+		if args := semantic.RealArgs(c.Args); len(args) > 1 && args[1].Type() != "keyword_argument" && args[1].Type() != "none" &&
 			(strings.HasSuffix(c.Method, "DPOTrainer") || strings.HasSuffix(c.Method, "KTOTrainer")) {
 			return "ref_model"
 		}

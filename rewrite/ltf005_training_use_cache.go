@@ -60,7 +60,7 @@ func runTrainingUseCache(p *Pass) {
 		return
 	}
 	later := "" // what sets it from 5.0: the script's own trainer, if any
-	if t := f.trainerName(); t != "" {
+	if t := trainerName(f); t != "" {
 		later = fmt.Sprintf("; %s sets it itself from transformers 5.0", t)
 	}
 	// A load the flow cannot follow (a helper module's, a config's) that
@@ -72,8 +72,8 @@ func runTrainingUseCache(p *Pass) {
 		}
 	}
 	for _, l := range f.ModelLoads() {
-		if v := l.Arg("use_cache", p.Src.Text); l.Undecided() && l.Kind.Decoder() && v != nil && !f.always(v, "false") && !trained[[2]uint32{v.StartByte(), v.EndByte()}] {
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
+		if v := l.Arg("use_cache", p.Src.Text); l.Undecided() && l.Kind.Decoder() && v != nil && !f.Always(v, "false") && !trained[[2]uint32{v.StartByte(), v.EndByte()}] {
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
 				Message: l.UndecidedMessage(fmt.Sprintf("use_cache=%s leaves the KV cache on for training on some path: pass False for training (%s%s)", strings.Join(strings.Fields(v.Content(p.Src.Text)), " "), p.Versions.Transformers.Describe("transformers"), later))})
 		}
 	}
@@ -85,32 +85,32 @@ func runTrainingUseCache(p *Pass) {
 		if l.Target == "" || !l.Kind.Decoder() {
 			continue
 		}
-		if writes := f.cacheWrites(l); len(writes) > 0 {
+		if writes := cacheWrites(f, l); len(writes) > 0 {
 			// The script sets the cache itself: the writes that can be the
 			// last before training are the sites that win; those that leave
 			// it on are set to False where they are (a line added above them
 			// would be undone).
 			for _, w := range lastCacheWrites(f, writes) {
-				p.Report(Finding{Start: start(w.Node), End: end(w.Node),
+				p.Report(Finding{Start: w.Node.Start(), End: w.Node.End(),
 					Message: fmt.Sprintf("%s = %s leaves the KV cache on for training on some path: set it False (%s%s)", w.Text, strings.Join(strings.Fields(w.Value.Content(p.Src.Text)), " "), p.Versions.Transformers.Describe("transformers"), later),
-					Fix:     &Fix{Message: "use_cache = False", Edits: []Edit{{Start: start(w.Value), End: end(w.Value), NewText: "False"}}}})
+					Fix:     &Fix{Message: "use_cache = False", Edits: []Edit{{Start: w.Value.Start(), End: w.Value.End(), NewText: "False"}}}})
 			}
 			continue
 		}
-		if f.cacheOffAtLoad(l) || f.forwardsWithoutCache(l) || f.unslothLoad(l) {
+		if cacheOffAtLoad(f, l) || forwardsWithoutCache(f, l) || unslothLoad(f, l) {
 			continue // off already, or unsloth's own forward turns it off in training
 		}
 		if v := l.Arg("use_cache", p.Src.Text); v != nil && !l.Opaque() {
 			// use_cache=... at the load (or in its kwargs dict, which other
 			// paths may share): the value itself is the site.
-			p.Report(Finding{Start: start(v), End: end(v),
+			p.Report(Finding{Start: v.Start(), End: v.End(),
 				Message: fmt.Sprintf("use_cache=%s leaves the KV cache on for training on some path: pass False (%s%s)", strings.Join(strings.Fields(v.Content(p.Src.Text)), " "), p.Versions.Transformers.Describe("transformers"), later),
-				Fix:     &Fix{Message: "use_cache=False", Edits: []Edit{{Start: start(v), End: end(v), NewText: "False"}}}})
+				Fix:     &Fix{Message: "use_cache=False", Edits: []Edit{{Start: v.Start(), End: v.End(), NewText: "False"}}}})
 			continue
 		}
-		fd := Finding{Start: start(l.Node), End: end(l.Args),
+		fd := Finding{Start: l.Node.Start(), End: l.Args.End(),
 			Message: fmt.Sprintf("the KV cache is for generation: set %s.config.use_cache = False for training (%s%s)", l.Target, p.Versions.Transformers.Describe("transformers"), later)}
-		if e, ok := f.InsertAfterBinding(l, []string{l.Target + ".config.use_cache = False"}); ok {
+		if e, ok := InsertAfterBinding(f, l, []string{l.Target + ".config.use_cache = False"}); ok {
 			fd.Fix = &Fix{Message: "model.config.use_cache = False", Edits: []Edit{e}}
 		}
 		p.Report(fd)
@@ -119,34 +119,34 @@ func runTrainingUseCache(p *Pass) {
 	// model_init_kwargs: the entry itself is the site that wins.
 	trlStringModels(p, func(t *trlLoad) {
 		if v := t.entries["use_cache"]; v != nil && v.Type() == "true" {
-			p.Report(Finding{Start: start(v), End: end(v),
+			p.Report(Finding{Start: v.Start(), End: v.End(),
 				Message: fmt.Sprintf("TRL builds %s with use_cache=True from model_init_kwargs: the KV cache is for generation; turn it off for training (%s)", t.name(), p.Versions.Transformers.Describe("transformers")),
-				Fix:     &Fix{Message: "use_cache False", Edits: []Edit{{Start: start(v), End: end(v), NewText: "False"}}}})
+				Fix:     &Fix{Message: "use_cache False", Edits: []Edit{{Start: v.Start(), End: v.End(), NewText: "False"}}}})
 		}
 	})
 }
 
 // cacheOffAtLoad reports use_cache=False passed to the load.
-func (f *Facts) cacheOffAtLoad(l *Load) bool {
+func cacheOffAtLoad(f *semantic.Facts, l *semantic.Load) bool {
 	v := l.Arg("use_cache", f.Src.Text)
-	return v != nil && f.always(v, "false")
+	return v != nil && f.Always(v, "false")
 }
 
 // forwardsWithoutCache reports a file whose training forwards all pass
 // use_cache=False (model(**batch, use_cache=False) in a loop that runs
 // backward()): the cache is never on while it trains.
-func (f *Facts) forwardsWithoutCache(l *Load) bool {
+func forwardsWithoutCache(f *semantic.Facts, l *semantic.Load) bool {
 	text := f.Src.Text
 	off := map[string]bool{} // callee -> every call of it passes use_cache=False
 	for _, c := range f.Calls {
 		if !c.Func.Training || strings.Contains(c.Dotted, ".") && !strings.HasPrefix(c.Dotted, "self.") {
 			continue // a forward is a call of the model object itself
 		}
-		v := KeywordValue(c.Args, "use_cache", text)
-		isOff := v != nil && f.always(v, "false")
+		v := semantic.KeywordValue(c.Args, "use_cache", text)
+		isOff := v != nil && f.Always(v, "false")
 		if was, seen := off[c.Dotted]; seen {
 			off[c.Dotted] = was && isOff
-		} else if isOff || f.bindsFromLoad(c.Dotted, l) {
+		} else if isOff || bindsFromLoad(f, c.Dotted, l) {
 			off[c.Dotted] = isOff
 		}
 	}
@@ -162,7 +162,7 @@ func (f *Facts) forwardsWithoutCache(l *Load) bool {
 
 // bindsFromLoad reports a name assigned from the load or from an adapter
 // call on it, in the load's scope.
-func (f *Facts) bindsFromLoad(name string, l *Load) bool {
+func bindsFromLoad(f *semantic.Facts, name string, l *semantic.Load) bool {
 	if name == l.Target {
 		return true
 	}
@@ -179,13 +179,13 @@ func (f *Facts) bindsFromLoad(name string, l *Load) bool {
 // cfg.use_cache = v on the config the load is given (config=cfg), and
 // x.config.use_cache = v where x holds the model (its name in its scope, a
 // name bound from it, or from a call of the function that loads it).
-func (f *Facts) cacheWrites(l *Load) []*Assign {
+func cacheWrites(f *semantic.Facts, l *semantic.Load) []*semantic.Assign {
 	text := f.Src.Text
 	cfg := ""
 	if v := l.Arg("config", text); v != nil && v.Type() == "identifier" {
 		cfg = v.Content(text)
 	}
-	var out []*Assign
+	var out []*semantic.Assign
 	for _, a := range f.Assigns {
 		if f.Dead(int(a.Node.StartByte())) {
 			continue
@@ -195,10 +195,10 @@ func (f *Facts) cacheWrites(l *Load) []*Assign {
 			continue
 		}
 		obj, ok := strings.CutSuffix(a.Text, ".config.use_cache")
-		if !ok || !f.holdsModel(l, obj, a) {
+		if !ok || !holdsModel(f, l, obj, a) {
 			continue
 		}
-		if f.trainedBefore(obj, a) {
+		if trainedBefore(f, obj, a) {
 			continue // after training: for generation
 		}
 		out = append(out, a)
@@ -207,7 +207,7 @@ func (f *Facts) cacheWrites(l *Load) []*Assign {
 }
 
 // holdsModel reports whether obj, written in a, is the model of load l.
-func (f *Facts) holdsModel(l *Load, obj string, a *Assign) bool {
+func holdsModel(f *semantic.Facts, l *semantic.Load, obj string, a *semantic.Assign) bool {
 	text := f.Src.Text
 	// An attribute (self.model) is matched by name in its function; a
 	// plain name by its reaching definitions, so that the line of one
@@ -223,13 +223,13 @@ func (f *Facts) holdsModel(l *Load, obj string, a *Assign) bool {
 		if d.Value == nil {
 			continue
 		}
-		if within(l.Node, d.Value) || len(identifiers(d.Value, l.Target, text)) > 0 {
+		if semantic.Within(l.Node, d.Value) || len(semantic.Identifiers(d.Value, l.Target, text)) > 0 {
 			return true
 		}
-		if fn := f.localFunc(d.Value); fn != nil && fn == l.Func {
+		if fn := f.LocalFunc(d.Value); fn != nil && fn == l.Func {
 			return true // model = build(...), the function that loads it
 		}
-		if f.adaptsStoredModel(d.Value, l) {
+		if adaptsStoredModel(f, d.Value, l) {
 			return true // model = get_peft_model(self.base_model, ...), self.base_model = model where it loads
 		}
 	}
@@ -239,15 +239,15 @@ func (f *Facts) holdsModel(l *Load, obj string, a *Assign) bool {
 // lastCacheWrites are the writes that leave the cache on and that no later
 // write turns off on every path (a later False in the same block or one
 // that holds it).
-func lastCacheWrites(f *Facts, writes []*Assign) []*Assign {
-	var out []*Assign
+func lastCacheWrites(f *semantic.Facts, writes []*semantic.Assign) []*semantic.Assign {
+	var out []*semantic.Assign
 	for i, w := range writes {
-		if f.always(w.Value, "false") {
+		if f.Always(w.Value, "false") {
 			continue
 		}
 		overridden := false
 		for _, later := range writes[i+1:] {
-			if stmt := Statement(later.Node); stmt != nil && f.always(later.Value, "false") && within(w.Node, stmt.Parent()) {
+			if stmt := semantic.Statement(later.Node); stmt != nil && f.Always(later.Value, "false") && semantic.Within(w.Node, stmt.Parent()) {
 				overridden = true
 			}
 		}
@@ -260,7 +260,7 @@ func lastCacheWrites(f *Facts, writes []*Assign) []*Assign {
 
 // trainedBefore reports a .train() of the model obj, or of a trainer,
 // earlier in a's scope: a write after it serves generation.
-func (f *Facts) trainedBefore(obj string, a *Assign) bool {
+func trainedBefore(f *semantic.Facts, obj string, a *semantic.Assign) bool {
 	for _, c := range f.Calls {
 		if c.Func == a.Func && c.Method == "train" && c.Node.EndByte() <= a.Node.StartByte() &&
 			(c.Object() == obj || strings.Contains(strings.ToLower(c.Object()), "trainer")) {
@@ -272,18 +272,18 @@ func (f *Facts) trainedBefore(obj string, a *Assign) bool {
 
 // adaptsStoredModel reports an adapter call on an attribute that the
 // load's function set from the loaded model (self.base_model = model).
-func (f *Facts) adaptsStoredModel(v *syntree.Node, l *Load) bool {
-	c := f.callAt(v)
+func adaptsStoredModel(f *semantic.Facts, v *syntree.Node, l *semantic.Load) bool {
+	c := f.CallAt(v)
 	if c == nil || !c.Is(semantic.AdapterWrap) && !c.Is(semantic.AdapterCheckpoint) && !c.Is(semantic.KbitPrepare) {
 		return false
 	}
-	arg := firstArg(c.Args, "model", f.Src.Text)
+	arg := semantic.FirstArg(c.Args, "model", f.Src.Text)
 	if arg == nil || arg.Type() != "attribute" {
 		return false
 	}
-	stored := compact(arg.Content(f.Src.Text))
+	stored := semantic.Compact(arg.Content(f.Src.Text))
 	for _, a := range f.Assigns {
-		if a.Func == l.Func && a.Text == stored && compact(a.Value.Content(f.Src.Text)) == l.Target {
+		if a.Func == l.Func && a.Text == stored && semantic.Compact(a.Value.Content(f.Src.Text)) == l.Target {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/pyedit"
 	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -72,8 +73,8 @@ const (
 
 // deferredNote is the comment above a compile that is commented out, with
 // "line" or "lines" as many as unit spans.
-func deferredNote(src *Source, unit *syntree.Node) string {
-	if !bytes.Contains(src.Text[start(unit):end(unit)], []byte("\n")) {
+func deferredNote(src *semantic.Source, unit *syntree.Node) string {
+	if !bytes.Contains(src.Text[unit.Start():unit.End()], []byte("\n")) {
 		return fmt.Sprintf(compileDeferred, "line")
 	}
 	return fmt.Sprintf(compileDeferred, "lines")
@@ -88,19 +89,19 @@ func runDeferredCompile(p *Pass) {
 		if c.IsTrainerCall() || strings.HasSuffix(c.Method, "Config") || strings.HasSuffix(c.Method, "TrainingArguments") {
 			compileArgument(p, c)
 		}
-		if f.TrainingUse(c.Func) != Training {
+		if f.TrainingUse(c.Func) != semantic.Training {
 			continue
 		}
-		if c.Method == "compile" && len(realArgs(c.Args)) == 0 && f.isModelVar(c) {
+		if c.Method == "compile" && len(semantic.RealArgs(c.Args)) == 0 && isModelVar(f, c) {
 			// model.compile() compiles in place: it takes effect even after
 			// the Trainer, so it is deferred, never removed.
-			if stmt := Statement(c.Node); stmt != nil && stmt.Type() == "expression_statement" && stmt.NamedChild(0).Equal(c.Node) {
+			if stmt := semantic.Statement(c.Node); stmt != nil && stmt.Type() == "expression_statement" && stmt.NamedChild(0).Equal(c.Node) {
 				if optIn(p, c) {
 					continue
 				}
-				fd := Finding{Start: start(c.Node), End: end(c.Node),
+				fd := Finding{Start: c.Node.Start(), End: c.Node.End(),
 					Message: "in-place compile of the training model: defer it until training is known stable (a NaN must be fixed eagerly first)"}
-				if edits, ok := commentOut(p.Src, compileGuard(stmt), deferredNote(p.Src, compileGuard(stmt))); ok {
+				if edits, ok := pyedit.CommentOut(p.Src, compileGuard(stmt), deferredNote(p.Src, compileGuard(stmt))); ok {
 					fd.Fix = &Fix{Message: "comment out the compile until training is stable", Edits: edits}
 				}
 				p.Report(fd)
@@ -111,26 +112,26 @@ func runDeferredCompile(p *Pass) {
 			continue
 		}
 		trainer := firstTrainer(f, c.Func)
-		if trainer != nil && within(c.Node, trainer.Node) {
+		if trainer != nil && semantic.Within(c.Node, trainer.Node) {
 			// Trainer(model=torch.compile(m)): pass m itself.
-			args := realArgs(c.Args)
+			args := semantic.RealArgs(c.Args)
 			if len(args) == 1 {
-				p.Report(Finding{Start: start(c.Node), End: end(c.Node),
+				p.Report(Finding{Start: c.Node.Start(), End: c.Node.End(),
 					Message: "Trainer(model=torch.compile(...)) fails in transformers 5 (column pruning reads the compiled wrapper's signature); pass the model and compile once training is stable",
-					Fix:     &Fix{Message: "pass the uncompiled model", Edits: []Edit{{Start: start(c.Node), End: end(c.Node), NewText: args[0].Content(text)}}}})
+					Fix:     &Fix{Message: "pass the uncompiled model", Edits: []Edit{{Start: c.Node.Start(), End: c.Node.End(), NewText: args[0].Content(text)}}}})
 			}
 			continue
 		}
-		stmt := Statement(c.Node)
+		stmt := semantic.Statement(c.Node)
 		if stmt == nil || stmt.Type() != "expression_statement" {
 			continue
 		}
 		unit := compileGuard(stmt)
 		after := trainer != nil && trainer.Func == c.Func && c.Node.StartByte() > trainer.Node.EndByte()
 		if after {
-			fd := Finding{Start: start(c.Node), End: end(c.Node),
+			fd := Finding{Start: c.Node.Start(), End: c.Node.End(),
 				Message: "torch.compile after Trainer(...) only rebinds the name: the trainer trains the uncompiled model; removed"}
-			if e, ok := replaceStatement(p.Src, unit, []string{compileRemoved}); ok {
+			if e, ok := pyedit.ReplaceStatement(p.Src, unit, []string{compileRemoved}); ok {
 				fd.Fix = &Fix{Message: "remove the compile that never took effect", Edits: []Edit{e}}
 			}
 			p.Report(fd)
@@ -139,9 +140,9 @@ func runDeferredCompile(p *Pass) {
 		if optIn(p, c) {
 			continue
 		}
-		fd := Finding{Start: start(c.Node), End: end(c.Node),
+		fd := Finding{Start: c.Node.Start(), End: c.Node.End(),
 			Message: "torch.compile on the training path: defer it until training is known stable (a NaN must be fixed eagerly first)"}
-		if edits, ok := commentOut(p.Src, unit, deferredNote(p.Src, unit)); ok {
+		if edits, ok := pyedit.CommentOut(p.Src, unit, deferredNote(p.Src, unit)); ok {
 			fd.Fix = &Fix{Message: "comment out the compile until training is stable", Edits: edits}
 		}
 		p.Report(fd)
@@ -151,37 +152,37 @@ func runDeferredCompile(p *Pass) {
 // compileArgument handles torch_compile=True in training arguments, and
 // torch_compile_mode= / torch_compile_backend=, each of which turns
 // compile on by itself.
-func compileArgument(p *Pass, c *Call) {
+func compileArgument(p *Pass, c *semantic.Call) {
 	text := p.Src.Text
 	for _, k := range []string{"torch_compile_mode", "torch_compile_backend"} {
-		kw := Keyword(c.Args, k, text)
+		kw := semantic.Keyword(c.Args, k, text)
 		if kw == nil {
 			continue
 		}
-		fd := Finding{Start: start(kw), End: end(kw),
+		fd := Finding{Start: kw.Start(), End: kw.End(),
 			Message: k + "= turns torch.compile on by itself: defer it until training is known stable"}
 		if edits, verb, ok := disableArgument(p.Src, c.Args, kw); ok {
-			fd.Fix = &Fix{Message: verb + " " + k, Edits: edits, Claim: argsClaim(c.Args)}
+			fd.Fix = &Fix{Message: verb + " " + k, Edits: edits, Claim: pyedit.ArgsClaim(c.Args)}
 		}
 		p.Report(fd)
 	}
-	v := KeywordValue(c.Args, "torch_compile", text)
+	v := semantic.KeywordValue(c.Args, "torch_compile", text)
 	if v == nil || v.Content(text) != "True" {
 		return
 	}
-	edits := []Edit{{Start: start(v), End: end(v), NewText: "False"}}
+	edits := []Edit{{Start: v.Start(), End: v.End(), NewText: "False"}}
 	kw := v.Parent()
-	rest := strings.TrimSpace(string(text[end(kw):p.Src.LineEnd(end(kw))]))
-	if rest == "," || rest == "" && p.Src.Position(end(kw)).Line != p.Src.Position(end(c.Args)).Line {
-		at := end(kw) + len(rest)
+	rest := strings.TrimSpace(string(text[kw.End():p.Src.LineEnd(kw.End())]))
+	if rest == "," || rest == "" && p.Src.Position(kw.End()).Line != p.Src.Position(c.Args.End()).Line {
+		at := kw.End() + len(rest)
 		edits = append(edits, Edit{Start: at, End: at, NewText: "  # loratune-fix LTF006: set True again once training is stable"})
 	}
-	p.Report(Finding{Start: start(v), End: end(v),
+	p.Report(Finding{Start: v.Start(), End: v.End(),
 		Message: "torch_compile=True compiles the training model: defer it until training is known stable",
 		Fix:     &Fix{Message: "torch_compile=False", Edits: edits}})
 }
 
-func firstTrainer(f *Facts, fn *Func) *Call {
+func firstTrainer(f *semantic.Facts, fn *semantic.Func) *semantic.Call {
 	for _, c := range f.Calls {
 		if c.Func == fn && c.IsTrainerCall() {
 			return c
@@ -193,7 +194,7 @@ func firstTrainer(f *Facts, fn *Func) *Call {
 // compileGuard widens a compile statement to an "if" that guards only it,
 // such as if torch.__version__ >= "2" and sys.platform != "win32":
 func compileGuard(stmt *syntree.Node) *syntree.Node {
-	if guard := soleGuard(stmt); guard != nil {
+	if guard := pyedit.SoleGuard(stmt); guard != nil {
 		return guard
 	}
 	return stmt
@@ -203,31 +204,31 @@ func compileGuard(stmt *syntree.Node) *syntree.Node {
 // line (with its comma and its comment, if any), or removes it (with its
 // comma) from an inline argument list; verb says which, for the fix's
 // title.
-func disableArgument(src *Source, args, kw *syntree.Node) (edits []Edit, verb string, ok bool) {
+func disableArgument(src *semantic.Source, args, kw *syntree.Node) (edits []Edit, verb string, ok bool) {
 	text := src.Text
-	line := src.Position(start(kw)).Line
-	if _, own := src.Indent(start(kw)); own && src.Position(end(kw)).Line == line {
-		rest := strings.TrimSpace(string(text[end(kw):src.LineEnd(end(kw))]))
+	line := src.Position(kw.Start()).Line
+	if _, own := src.Indent(kw.Start()); own && src.Position(kw.End()).Line == line {
+		rest := strings.TrimSpace(string(text[kw.End():src.LineEnd(kw.End())]))
 		rest = strings.TrimSpace(strings.TrimPrefix(rest, ","))
-		if (rest == "" || strings.HasPrefix(rest, "#")) && src.Position(end(args)).Line != line {
+		if (rest == "" || strings.HasPrefix(rest, "#")) && src.Position(args.End()).Line != line {
 			// The note goes on a line of its own above: after the
 			// argument and a comment of the user's it would make the line
 			// too long.
-			indent, _ := src.Indent(start(kw))
+			indent, _ := src.Indent(kw.Start())
 			return []Edit{{
-				Start:   src.LineStart(start(kw)),
-				End:     start(kw),
+				Start:   src.LineStart(kw.Start()),
+				End:     kw.Start(),
 				NewText: indent + "# loratune-fix LTF006: turns compile on; restore once training is stable" + src.EOL + indent + "# ",
-			}}, "comment out", src.LineEnd(end(kw)) > end(kw)
+			}}, "comment out", src.LineEnd(kw.End()) > kw.End()
 		}
 	}
-	edits, ok = dropArg(args, kw)
+	edits, ok = pyedit.DropArg(args, kw)
 	return edits, "remove", ok
 }
 
 // isModelVar reports a call on a variable that holds the trained model: the
 // target of a training load or of get_peft_model.
-func (f *Facts) isModelVar(c *Call) bool {
+func isModelVar(f *semantic.Facts, c *semantic.Call) bool {
 	obj := c.Object()
 	if obj == "" {
 		return false // a bare compile(...)
@@ -250,7 +251,7 @@ func (f *Facts) isModelVar(c *Call) bool {
 // model = torch.compile(model) if compile else model): the user's choice,
 // left as it is. A flag set True in the file, or defaulting to True, turns
 // compile on by itself and is deferred like any compile.
-func optIn(p *Pass, c *Call) bool {
+func optIn(p *Pass, c *semantic.Call) bool {
 	f := p.Facts
 	for n := c.Node.Parent(); n != nil && n.Type() != "function_definition" && n.Type() != "module"; n = n.Parent() {
 		// The compile must sit where the condition holds: the body of an
@@ -264,11 +265,11 @@ func optIn(p *Pass, c *Call) bool {
 				then, cond = n.NamedChild(0), n.NamedChild(1)
 			}
 		}
-		if cond == nil || then == nil || !within(c.Node, then) {
+		if cond == nil || then == nil || !semantic.Within(c.Node, then) {
 			continue
 		}
 		if flag := compileFlag(f, cond, c.Func); flag != "" {
-			p.Report(Finding{Start: start(c.Node), End: end(c.Node), Severity: SeverityInfo,
+			p.Report(Finding{Start: c.Node.Start(), End: c.Node.End(), Severity: SeverityInfo,
 				Message: fmt.Sprintf("torch.compile behind the script's own flag %s, off unless turned on: the user's choice, left as it is (keep it off while a run goes NaN)", flag)})
 			return true
 		}
@@ -279,7 +280,7 @@ func optIn(p *Pass, c *Call) bool {
 // compileFlag finds, in a condition, a name or attribute naming a compile
 // switch (compile, args.compile, use_compile, cfg.torch_compile) that is
 // off by default, and returns it as written; "" when there is none.
-func compileFlag(f *Facts, cond *syntree.Node, fn *Func) string {
+func compileFlag(f *semantic.Facts, cond *syntree.Node, fn *semantic.Func) string {
 	text := f.Src.Text
 	var found string
 	var walk func(n *syntree.Node)
@@ -291,7 +292,7 @@ func compileFlag(f *Facts, cond *syntree.Node, fn *Func) string {
 		case "call", "string", "comparison_operator":
 			return // hasattr(torch, "compile"), torch.__version__ >= "2"
 		case "identifier", "attribute":
-			name := dottedName(n, text)
+			name := semantic.DottedName(n, text)
 			last := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
 			if strings.Contains(last, "compile") && f.Resolve(name) != "torch.compile" && !flagOnByDefault(f, n, fn) {
 				found = name
@@ -309,7 +310,7 @@ func compileFlag(f *Facts, cond *syntree.Node, fn *Func) string {
 // flagOnByDefault reports a flag that is True unless the user says
 // otherwise: assigned True in the file, a parameter defaulting to True, an
 // argparse option or dataclass field with default True.
-func flagOnByDefault(f *Facts, n *syntree.Node, fn *Func) bool {
+func flagOnByDefault(f *semantic.Facts, n *syntree.Node, fn *semantic.Func) bool {
 	text := f.Src.Text
 	if n.Type() == "identifier" {
 		vals, _ := f.Values(n)
@@ -318,25 +319,25 @@ func flagOnByDefault(f *Facts, n *syntree.Node, fn *Func) bool {
 				return true
 			}
 		}
-		return paramDefault(fn, n.Content(text), text) == "True"
+		return semantic.ParamDefault(fn, n.Content(text), text) == "True"
 	}
 	attr := n.ChildByFieldName("attribute").Content(text)
 	for _, c := range f.Calls {
 		if c.Method != "add_argument" {
 			continue
 		}
-		if args := realArgs(c.Args); len(args) > 0 {
-			if flag, ok := StringValue(args[0], text); ok && strings.ReplaceAll(strings.TrimLeft(flag, "-"), "-", "_") == attr {
-				d := KeywordValue(c.Args, "default", text)
-				return d != nil && d.Content(text) == "True" || KeywordValue(c.Args, "action", text) != nil && strings.Contains(KeywordValue(c.Args, "action", text).Content(text), "store_false")
+		if args := semantic.RealArgs(c.Args); len(args) > 0 {
+			if flag, ok := semantic.StringValue(args[0], text); ok && strings.ReplaceAll(strings.TrimLeft(flag, "-"), "-", "_") == attr {
+				d := semantic.KeywordValue(c.Args, "default", text)
+				return d != nil && d.Content(text) == "True" || semantic.KeywordValue(c.Args, "action", text) != nil && strings.Contains(semantic.KeywordValue(c.Args, "action", text).Content(text), "store_false")
 			}
 		}
 	}
 	for _, a := range f.Assigns {
-		if a.Text == attr && insideClass(a.Node) {
+		if a.Text == attr && semantic.InsideClass(a.Node) {
 			v := a.Value
 			if semantic.Last(f.CalleeOf(v)) == "field" {
-				v = KeywordValue(v.ChildByFieldName("arguments"), "default", text)
+				v = semantic.KeywordValue(v.ChildByFieldName("arguments"), "default", text)
 			}
 			return v != nil && v.Content(text) == "True"
 		}

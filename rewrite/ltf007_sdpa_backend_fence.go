@@ -1,6 +1,10 @@
 package rewrite
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/loratune/loratune-fix/pyedit"
+)
 
 var sdpaBackendFence = &Rule{
 	Code:         "LTF007",
@@ -73,15 +77,15 @@ func runSDPABackendFence(p *Pass) {
 		return // every training load runs eager attention after LTF010's fix: no SDPA to fence
 	}
 	l := loads[0]
-	fd := Finding{Start: start(l.Node), End: end(l.Args),
+	fd := Finding{Start: l.Node.Start(), End: l.Args.End(),
 		Message: "cuDNN SDPA's backward gives NaN on fully masked (left-padded) rows: switch the cuDNN backend off before training (keeps fast SDPA)"}
-	torch, imp := ensureImport(f, "torch")
+	torch, imp := pyedit.EnsureImport(f, "torch")
 	lines := []string{
 		"# loratune-fix LTF007: cuDNN SDPA's backward gives NaN on fully masked (left-padded) rows; keep SDPA, fence cuDNN off",
 		"if hasattr(" + torch + ".backends.cuda, \"enable_cudnn_sdp\"):",
 		"\t" + torch + ".backends.cuda.enable_cudnn_sdp(False)",
 	}
-	if e, ok := f.InsertBeforeTraining(l, lines); ok {
+	if e, ok := InsertBeforeTraining(f, l, lines); ok {
 		fd.Fix = &Fix{Message: "switch the cuDNN SDPA backend off", Edits: append([]Edit{e}, imp...)}
 	}
 	p.Report(fd)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -61,33 +62,33 @@ None.
 
 func runTrainingPaddingSide(p *Pass) {
 	f, text := p.Facts, p.Src.Text
-	if f.noDecoderTrained() {
+	if f.NoDecoderTrained() {
 		return
 	}
 	for _, a := range f.Assigns {
-		if !strings.HasSuffix(a.Text, ".padding_side") || f.TrainingUse(a.Func) != Training {
+		if !strings.HasSuffix(a.Text, ".padding_side") || f.TrainingUse(a.Func) != semantic.Training {
 			continue
 		}
 		reportLeft(p, a.Value, a.Func, strings.TrimSuffix(a.Text, ".padding_side"))
 	}
 	for _, c := range f.Calls {
-		if c.Method != "from_pretrained" || !strings.Contains(c.Qual, "Tokenizer") || f.TrainingUse(c.Func) != Training {
+		if c.Method != "from_pretrained" || !strings.Contains(c.Qual, "Tokenizer") || f.TrainingUse(c.Func) != semantic.Training {
 			continue
 		}
-		if v := KeywordValue(c.Args, "padding_side", text); v != nil {
-			reportLeft(p, v, c.Func, assignedTo(c.Node, text))
+		if v := semantic.KeywordValue(c.Args, "padding_side", text); v != nil {
+			reportLeft(p, v, c.Func, semantic.AssignedTo(c.Node, text))
 		}
 	}
 }
 
 // reportLeft reports padding_side "left" set on tokenizer tok (its name, or
 // "") in scope fn: a fix, or a note where the left side serves generation.
-func reportLeft(p *Pass, v *syntree.Node, fn *Func, tok string) {
+func reportLeft(p *Pass, v *syntree.Node, fn *semantic.Func, tok string) {
 	text := p.Src.Text
-	if s, ok := StringValue(v, text); !ok || s != "left" {
+	if s, ok := semantic.StringValue(v, text); !ok || s != "left" {
 		return
 	}
-	st, en := start(v), end(v)
+	st, en := v.Start(), v.End()
 	if flash := flashTraining(p.Facts); flash != "" {
 		p.Report(Finding{Start: st, End: en, Severity: SeverityInfo,
 			Message: `padding_side="left" left as it is: the training load asks for ` + flash + `, which never runs cuDNN SDPA`})
@@ -121,7 +122,7 @@ func reportLeft(p *Pass, v *syntree.Node, fn *Func, tok string) {
 // oneLine is s as written, or compacted when it spans lines.
 func oneLine(s string) string {
 	if strings.Contains(s, "\n") {
-		return compact(s)
+		return semantic.Compact(s)
 	}
 	return s
 }
@@ -130,10 +131,10 @@ func oneLine(s string) string {
 // from the right end, x[..., :-n] = -100 (or a name for -100), or nil.
 // Such a mask keeps the last n tokens, the answer only when the padding is
 // on the left.
-func maskedFromTheEnd(f *Facts) *syntree.Node {
+func maskedFromTheEnd(f *semantic.Facts) *syntree.Node {
 	text := f.Src.Text
 	for _, a := range f.Assigns {
-		if a.Target.Type() != "subscript" || !f.isIgnoreIndex(a.Value) {
+		if a.Target.Type() != "subscript" || !isIgnoreIndex(f, a.Value) {
 			continue
 		}
 		for _, sl := range a.Target.NamedChildren() {
@@ -151,9 +152,9 @@ func maskedFromTheEnd(f *Facts) *syntree.Node {
 
 // isIgnoreIndex reports -100, the label id the loss ignores, written or
 // through a name whose every value is -100 (IGNORE_INDEX).
-func (f *Facts) isIgnoreIndex(v *syntree.Node) bool {
+func isIgnoreIndex(f *semantic.Facts, v *syntree.Node) bool {
 	text := f.Src.Text
-	if compact(v.Content(text)) == "-100" {
+	if semantic.Compact(v.Content(text)) == "-100" {
 		return true
 	}
 	if v.Type() != "identifier" {
@@ -161,7 +162,7 @@ func (f *Facts) isIgnoreIndex(v *syntree.Node) bool {
 	}
 	vals, known := f.Values(v)
 	for _, val := range vals {
-		if compact(val.Content(text)) != "-100" {
+		if semantic.Compact(val.Content(text)) != "-100" {
 			return false
 		}
 	}
@@ -170,13 +171,13 @@ func (f *Facts) isIgnoreIndex(v *syntree.Node) bool {
 
 // flashTraining names the flash attention that every training load of the
 // file asks for, or "" (none, or a load without it).
-func flashTraining(f *Facts) string {
+func flashTraining(f *semantic.Facts) string {
 	flash := ""
 	for _, l := range f.ModelLoads() {
-		if l.Use == NotTraining {
+		if l.Use == semantic.NotTraining {
 			continue
 		}
-		if flash = f.flashLoad(l); flash == "" {
+		if flash = flashLoad(f, l); flash == "" {
 			return ""
 		}
 	}
@@ -188,13 +189,13 @@ func flashTraining(f *Facts) string {
 // inference"), which would then sit beside "right". Only that remark is
 // replaced: what follows it in the comment (a "# noqa: E501") and every
 // byte around it stay.
-func staleLeftPaddingComment(src *Source, at int) (Edit, bool) {
+func staleLeftPaddingComment(src *semantic.Source, at int) (Edit, bool) {
 	end := src.ContentEnd(at)
 	for i := at; i < end; i++ {
 		if src.Text[i] != '#' {
 			continue
 		}
-		comment := commentAt(src, src.root, i)
+		comment := commentAt(src, src.Root, i)
 		if comment == "" {
 			continue // a '#' inside a string
 		}
@@ -224,9 +225,9 @@ var onlineTrainers = []string{"GRPO", "PPO", "OnlineDPO", "RLOO", "XPO", "NashMD
 // training in its scope (restoring the setting), or on a tokenizer that an
 // online trainer or a batched generate also uses. shared: the tokenizer
 // pads training batches too (the batched generate case).
-func leftForGeneration(f *Facts, v *syntree.Node, fn *Func, tok string) (why string, shared bool) {
+func leftForGeneration(f *semantic.Facts, v *syntree.Node, fn *semantic.Func, tok string) (why string, shared bool) {
 	text := f.Src.Text
-	generates := func(fn *Func) bool {
+	generates := func(fn *semantic.Func) bool {
 		for _, c := range f.Calls {
 			if c.Func == fn && c.Method == "generate" {
 				return true
@@ -257,7 +258,7 @@ func leftForGeneration(f *Facts, v *syntree.Node, fn *Func, tok string) (why str
 		return "", false
 	}
 	for _, c := range f.Calls {
-		if (c.Dotted == tok || c.Dotted == tok+".batch_encode_plus") && Keyword(c.Args, "padding", text) != nil && generates(c.Func) {
+		if (c.Dotted == tok || c.Dotted == tok+".batch_encode_plus") && semantic.Keyword(c.Args, "padding", text) != nil && generates(c.Func) {
 			return fmt.Sprintf("%s also pads the batches of generate() in %s", tok, scopeName(c.Func)), true
 		}
 	}
@@ -265,7 +266,7 @@ func leftForGeneration(f *Facts, v *syntree.Node, fn *Func, tok string) (why str
 }
 
 // scopeName is "name()" for a function, "module-level code" for the module.
-func scopeName(fn *Func) string {
+func scopeName(fn *semantic.Func) string {
 	if fn.Node == nil {
 		return "module-level code"
 	}

@@ -1,6 +1,9 @@
 package rewrite
 
-import "github.com/loratune/loratune-fix/semantic"
+import (
+	"github.com/loratune/loratune-fix/pyedit"
+	"github.com/loratune/loratune-fix/semantic"
+)
 
 var visibleNaNLogging = &Rule{
 	Code:         "LTF009",
@@ -61,17 +64,17 @@ func runVisibleNaNLogging(p *Pass) {
 			continue
 		}
 		msg := "the Trainer's NaN filter prints a NaN loss as a finite one and then 0.0: log it as nan with logging_nan_inf_filter=False"
-		if v := KeywordValue(c.Args, "logging_nan_inf_filter", text); v != nil {
+		if v := semantic.KeywordValue(c.Args, "logging_nan_inf_filter", text); v != nil {
 			if v.Content(text) == "True" {
-				p.Report(Finding{Start: start(v), End: end(v), Message: msg,
-					Fix: &Fix{Message: "logging_nan_inf_filter=False", Edits: []Edit{{Start: start(v), End: end(v), NewText: "False"}}}})
+				p.Report(Finding{Start: v.Start(), End: v.End(), Message: msg,
+					Fix: &Fix{Message: "logging_nan_inf_filter=False", Edits: []Edit{{Start: v.Start(), End: v.End(), NewText: "False"}}}})
 			}
 			continue
 		}
-		if HasSplat(c.Args) {
+		if semantic.HasSplat(c.Args) {
 			continue
 		}
-		p.Report(Finding{Start: start(c.Node), End: end(c.Args), Message: msg,
-			Fix: addKeyword(p.Src, c.Args, "add logging_nan_inf_filter=False", "logging_nan_inf_filter", "False")})
+		p.Report(Finding{Start: c.Node.Start(), End: c.Args.End(), Message: msg,
+			Fix: pyedit.AddKeyword(p.Src, c.Args, "add logging_nan_inf_filter=False", "logging_nan_inf_filter", "False")})
 	}
 }

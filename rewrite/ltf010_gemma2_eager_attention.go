@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/pyedit"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -96,7 +98,7 @@ const (
 )
 
 // loadClass is the class a load calls: "AutoModelForCausalLM".
-func loadClass(l *Load) string {
+func loadClass(l *semantic.Load) string {
 	parts := strings.Split(l.Qual, ".")
 	if len(parts) < 2 {
 		return ""
@@ -106,7 +108,7 @@ func loadClass(l *Load) string {
 
 // gemmaOf tells a load's Gemma generation by its class or its model id,
 // with the class or id for messages.
-func (f *Facts) gemmaOf(l *Load) (gemmaKind, string) {
+func gemmaOf(f *semantic.Facts, l *semantic.Load) (gemmaKind, string) {
 	class := loadClass(l)
 	switch {
 	case strings.HasPrefix(class, "Gemma2"):
@@ -120,7 +122,7 @@ func (f *Facts) gemmaOf(l *Load) (gemmaKind, string) {
 	case l.IDKnown || l.Method != "from_pretrained":
 		return gemmaOther, ""
 	}
-	ids, ok := f.StringValues(firstArg(l.Args, "pretrained_model_name_or_path", f.Src.Text))
+	ids, ok := f.StringValues(semantic.FirstArg(l.Args, "pretrained_model_name_or_path", f.Src.Text))
 	n := 0
 	for _, id := range ids {
 		if gemma2ID.MatchString(id) {
@@ -132,7 +134,7 @@ func (f *Facts) gemmaOf(l *Load) (gemmaKind, string) {
 		return gemma2Sure, strings.Join(ids, " or ")
 	case n > 0:
 		return gemma2Maybe, "its model id, Gemma-2 on some paths"
-	case !ok && f.namesGemma2():
+	case !ok && namesGemma2(f):
 		return gemma2Maybe, "its model id, decided at run time in a file that names a Gemma-2 model"
 	}
 	return gemmaOther, ""
@@ -144,8 +146,8 @@ func (f *Facts) gemmaOf(l *Load) (gemmaKind, string) {
 // "gemma" is written, so gemma2At looks there alone: at each g, then at
 // each G, found by IndexByte (a search for either byte looked at every
 // byte of the text in turn).
-func (f *Facts) namesGemma2() bool {
-	if f.gemma2Named == nil {
+func namesGemma2(f *semantic.Facts) bool {
+	if f.Gemma2Named == nil {
 		named := false
 		for _, g := range []byte("gG") {
 			text := f.Src.Text
@@ -154,9 +156,9 @@ func (f *Facts) namesGemma2() bool {
 				text = text[i+1:]
 			}
 		}
-		f.gemma2Named = &named
+		f.Gemma2Named = &named
 	}
-	return *f.gemma2Named
+	return *f.Gemma2Named
 }
 
 // gemma2At reports a match of gemma2ID at the start of s, written out:
@@ -179,7 +181,7 @@ func gemma2At(s []byte) bool {
 
 // gemma2Why(f) is why SDPA is wrong for a Gemma-2 load of f: the soft-cap
 // always, cuDNN's NaN where training may run on a GPU.
-func gemma2Why(f *Facts) string {
+func gemma2Why(f *semantic.Facts) string {
 	why := `SDPA drops Gemma-2's attention logit soft-cap (the adapters then learn against other logits)`
 	if f.OffGPU() != "" {
 		return why
@@ -191,10 +193,10 @@ func runGemma2Attention(p *Pass) {
 	f, text := p.Facts, p.Src.Text
 	packing := packingInFile(f)
 	for _, l := range f.ModelLoads() {
-		if l.Use == NotTraining || f.unslothLoad(l) {
+		if l.Use == semantic.NotTraining || unslothLoad(f, l) {
 			continue
 		}
-		kind, what := f.gemmaOf(l)
+		kind, what := gemmaOf(f, l)
 		switch kind {
 		case gemmaOther:
 			continue
@@ -212,7 +214,7 @@ func runGemma2Attention(p *Pass) {
 			continue
 		}
 		if v == nil {
-			fd := Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityWarning,
+			fd := Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning,
 				Message: head + ` with the default SDPA attention: ` + gemma2Why(f)}
 			switch {
 			case kind == gemma2Maybe:
@@ -226,7 +228,7 @@ func runGemma2Attention(p *Pass) {
 			default:
 				fd.Severity = ""
 				fd.Message += `; train with attn_implementation="eager" (flex_attention applies the cap too)`
-				fd.Fix = addingFix(`add attn_implementation="eager"`, listAddition(p.Src, l.Args, `attn_implementation="eager"`))
+				fd.Fix = pyedit.AddingFix(`add attn_implementation="eager"`, pyedit.ListAddition(p.Src, l.Args, `attn_implementation="eager"`))
 			}
 			p.Report(fd)
 			continue
@@ -234,10 +236,10 @@ func runGemma2Attention(p *Pass) {
 		sdpa, flash, known := attnValues(f, v, flashValues)
 		switch {
 		case !known:
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityWarning,
-				Message: fmt.Sprintf(`%s: attn_implementation comes from %s; "sdpa" there is wrong for Gemma-2: %s; train with "eager" or "flex_attention"`, head, f.decidedAtRunTime(v, l.Func), gemma2Why(f))})
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
+				Message: fmt.Sprintf(`%s: attn_implementation comes from %s; "sdpa" there is wrong for Gemma-2: %s; train with "eager" or "flex_attention"`, head, f.DecidedAtRunTime(v, l.Func), gemma2Why(f))})
 		case len(sdpa) > 0:
-			fd := Finding{Start: start(v), End: end(v),
+			fd := Finding{Start: v.Start(), End: v.End(),
 				Message: fmt.Sprintf(`%s with attn_implementation=%s: %s; train with "eager"`, head, v.Content(text), gemma2Why(f))}
 			if kind == gemma2Sure && !l.Undecided() {
 				fd.Fix = &Fix{Message: `attn_implementation="eager"`, Edits: eagerInPlaceOfSDPA(v, sdpa)}
@@ -246,7 +248,7 @@ func runGemma2Attention(p *Pass) {
 			}
 			p.Report(fd)
 		case flash != "":
-			p.Report(Finding{Start: start(v), End: end(v), Severity: SeverityInfo,
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityInfo,
 				Message: fmt.Sprintf(`%s with attn_implementation=%q: flash attention applies Gemma-2's soft-cap only with flash-attn 2.6 or later; left as it is`, head, flash)})
 		}
 	}
@@ -262,12 +264,12 @@ func runGemma2Attention(p *Pass) {
 // eager by the fix or already eager (or flex). SDPA never runs there, so
 // the lean profile's cuDNN fence (LTF007) stays out, as LTF002 leaves
 // such loads to this rule.
-func gemma2MadeEager(p *Pass, l *Load) bool {
+func gemma2MadeEager(p *Pass, l *semantic.Load) bool {
 	f, text := p.Facts, p.Src.Text
-	if !p.Runs(gemma2EagerAttention.Code) || l.Undecided() || f.unslothLoad(l) {
+	if !p.Runs(gemma2EagerAttention.Code) || l.Undecided() || unslothLoad(f, l) {
 		return false
 	}
-	if kind, _ := f.gemmaOf(l); kind != gemma2Sure {
+	if kind, _ := gemmaOf(f, l); kind != gemma2Sure {
 		return false
 	}
 	v := l.Arg("attn_implementation", text)
@@ -280,7 +282,7 @@ func gemma2MadeEager(p *Pass, l *Load) bool {
 	}
 	vals, known := f.Values(v)
 	for _, val := range vals {
-		if s, _ := StringValue(val, text); s != "sdpa" && s != "eager" && s != "flex_attention" {
+		if s, _ := semantic.StringValue(val, text); s != "sdpa" && s != "eager" && s != "flex_attention" {
 			return false
 		}
 	}
@@ -295,7 +297,7 @@ func gemma2MadeEager(p *Pass, l *Load) bool {
 // the load is surely Gemma-2 and trained.
 func gemma2OldFlashKeyword(p *Pass, old *syntree.Node, head string, sure bool) {
 	text := p.Src.Text
-	fd := Finding{Start: start(old), End: end(old), Severity: SeverityWarning}
+	fd := Finding{Start: old.Start(), End: old.End(), Severity: SeverityWarning}
 	switch old.Content(text) {
 	case "True":
 		fd.Severity = SeverityInfo
@@ -315,17 +317,17 @@ func gemma2OldFlashKeyword(p *Pass, old *syntree.Node, head string, sure bool) {
 // gemma3Note: Gemma-3 has no attention soft-cap, so the lean profile's
 // cuDNN fence is enough; said only where LTF002 does not already give
 // the load eager attention.
-func gemma3Note(p *Pass, l *Load, what string) {
+func gemma3Note(p *Pass, l *semantic.Load, what string) {
 	if p.Runs("LTF002") || l.Undecided() {
 		return
 	}
 	text := p.Src.Text
 	if v := l.Arg("attn_implementation", text); v != nil {
-		if s, _ := StringValue(v, text); s != "sdpa" {
+		if s, _ := semantic.StringValue(v, text); s != "sdpa" {
 			return
 		}
 	}
-	p.Report(Finding{Start: start(l.Node), End: end(l.Args), Severity: SeverityInfo,
+	p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityInfo,
 		Message: fmt.Sprintf(`Gemma-3 (%s) has no attention soft-cap (transformers 5.17: eager and SDPA agree): SDPA stays; its cuDNN left-padding NaN is fenced by LTF007 (--select LTF007 where it is not on), and eager would only cost speed`, what)})
 }
 
@@ -333,11 +335,11 @@ func gemma3Note(p *Pass, l *Load, what string) {
 func trlGemma2Attention(p *Pass, t *trlLoad) {
 	text := p.Src.Text
 	if v := t.entries["attn_implementation"]; v != nil {
-		if s, ok := StringValue(v, text); !ok || s != "sdpa" {
+		if s, ok := semantic.StringValue(v, text); !ok || s != "sdpa" {
 			return
 		}
 	}
-	fd := Finding{Start: start(t.trainer.Node), End: start(t.trainer.Node),
+	fd := Finding{Start: t.trainer.Node.Start(), End: t.trainer.Node.Start(),
 		Message: fmt.Sprintf(`TRL loads the Gemma-2 model %s with the default SDPA attention: %s; pass attn_implementation="eager" in model_init_kwargs`, t.modelID, gemma2Why(p.Facts))}
 	switch {
 	case t.packing:

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/pyedit"
 	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -79,7 +80,7 @@ func bf16NativeModel(p *Pass) string {
 			return l.ModelID
 		}
 		if l.Method == "from_config" {
-			if name := bf16NativeConfig(f, firstArg(l.Args, "config", f.Src.Text)); name != "" {
+			if name := bf16NativeConfig(f, semantic.FirstArg(l.Args, "config", f.Src.Text)); name != "" {
 				return name
 			}
 		}
@@ -106,7 +107,7 @@ var bf16NativeConfigClass = regexp.MustCompile(`^(Qwen[23]|Gemma[234])\w*Config$
 // bf16NativeConfig names the family of a config object n holds on every
 // path, when it is trained in bf16: a config class of the family, or
 // AutoConfig / a config class's from_pretrained with such a model id.
-func bf16NativeConfig(f *Facts, n *syntree.Node) string {
+func bf16NativeConfig(f *semantic.Facts, n *syntree.Node) string {
 	vals, ok := f.Values(n)
 	if !ok || len(vals) == 0 {
 		return ""
@@ -116,14 +117,14 @@ func bf16NativeConfig(f *Facts, n *syntree.Node) string {
 		if v.Type() != "call" {
 			return ""
 		}
-		parts := strings.Split(dottedName(v.ChildByFieldName("function"), text), ".")
+		parts := strings.Split(semantic.DottedName(v.ChildByFieldName("function"), text), ".")
 		last := parts[len(parts)-1]
 		switch {
 		case bf16NativeConfigClass.MatchString(last):
 			name = last
 		case last == "from_pretrained" && len(parts) >= 2:
 			cls := parts[len(parts)-2]
-			id, known := f.ValueOf(firstArg(v.ChildByFieldName("arguments"), "pretrained_model_name_or_path", text))
+			id, known := f.ValueOf(semantic.FirstArg(v.ChildByFieldName("arguments"), "pretrained_model_name_or_path", text))
 			switch {
 			case bf16NativeConfigClass.MatchString(cls):
 				name = cls
@@ -153,20 +154,20 @@ func runFP16OnBF16Native(p *Pass) {
 		}
 		switch {
 		case c.Is(semantic.TrainingArgs):
-			kw := Keyword(c.Args, "fp16", text)
+			kw := semantic.Keyword(c.Args, "fp16", text)
 			if kw == nil {
 				continue
 			}
 			v := kw.ChildByFieldName("value")
-			if asksHardware(v, text) || f.always(v, "false") {
+			if asksHardware(v, text) || f.Always(v, "false") {
 				continue
 			}
-			fd := Finding{Start: start(kw), End: end(kw), Severity: SeverityWarning,
+			fd := Finding{Start: kw.Start(), End: kw.End(), Severity: SeverityWarning,
 				Message: fmt.Sprintf("fp16 AMP on %s: %s", model, fp16Why)}
 			switch {
-			case !f.always(v, "true"):
-				fd.Message += fmt.Sprintf("; fp16 comes from %s: train with bf16=True where the GPU has it", f.decidedAtRunTime(v, c.Func))
-			case KeywordValue(c.Args, "deepspeed", text) != nil:
+			case !f.Always(v, "true"):
+				fd.Message += fmt.Sprintf("; fp16 comes from %s: train with bf16=True where the GPU has it", f.DecidedAtRunTime(v, c.Func))
+			case semantic.KeywordValue(c.Args, "deepspeed", text) != nil:
 				fd.Message += "; the arguments name a DeepSpeed config, whose fp16 block must change too: switch both to bf16 by hand where the GPU has it"
 			default:
 				fd.Severity = ""
@@ -175,17 +176,17 @@ func runFP16OnBF16Native(p *Pass) {
 			}
 			p.Report(fd)
 		case c.Method == "BitsAndBytesConfig":
-			v := KeywordValue(c.Args, "bnb_4bit_compute_dtype", text)
+			v := semantic.KeywordValue(c.Args, "bnb_4bit_compute_dtype", text)
 			if v == nil || asksHardware(v, text) || !alwaysFloat16(f, v) {
 				continue
 			}
-			guard, edits := torchName(f, "cuda.is_bf16_supported")
+			guard, edits := pyedit.TorchName(f, "cuda.is_bf16_supported")
 			bf16 := strings.TrimSuffix(guard, "cuda.is_bf16_supported") + "bfloat16"
-			if _, isStr := StringValue(v, text); isStr {
+			if _, isStr := semantic.StringValue(v, text); isStr {
 				bf16 = strings.Replace(v.Content(text), "float16", "bfloat16", 1) // the script's quotes
 			}
-			edits = append(edits, Edit{Start: start(v), End: end(v), NewText: fmt.Sprintf("%s if %s() else %s", bf16, guard, v.Content(text))})
-			p.Report(Finding{Start: start(v), End: end(v),
+			edits = append(edits, Edit{Start: v.Start(), End: v.End(), NewText: fmt.Sprintf("%s if %s() else %s", bf16, guard, v.Content(text))})
+			p.Report(Finding{Start: v.Start(), End: v.End(),
 				Message: fmt.Sprintf("bnb_4bit_compute_dtype=%s computes the 4-bit layers of %s in float16: %s; compute in bf16 where the GPU has it (unsafe fix: float16 kept on GPUs without bf16)", v.Content(text), model, fp16Why),
 				Fix:     &Fix{Message: "bf16 compute dtype where the GPU has it", Applicability: Unsafe, Edits: edits}})
 		}
@@ -194,22 +195,22 @@ func runFP16OnBF16Native(p *Pass) {
 
 // bf16GuardFix turns fp16=True (kw) into the hardware guard, giving an
 // existing bf16= keyword the other half of it.
-func bf16GuardFix(p *Pass, c *Call, kw *syntree.Node) *Fix {
-	guard, edits := torchName(p.Facts, "cuda.is_bf16_supported")
+func bf16GuardFix(p *Pass, c *semantic.Call, kw *syntree.Node) *Fix {
+	guard, edits := pyedit.TorchName(p.Facts, "cuda.is_bf16_supported")
 	v := kw.ChildByFieldName("value")
-	if bf := KeywordValue(c.Args, "bf16", p.Src.Text); bf != nil {
-		edits = append(edits, Edit{Start: start(bf), End: end(bf), NewText: guard + "()"},
-			Edit{Start: start(v), End: end(v), NewText: "not " + guard + "()"})
+	if bf := semantic.KeywordValue(c.Args, "bf16", p.Src.Text); bf != nil {
+		edits = append(edits, Edit{Start: bf.Start(), End: bf.End(), NewText: guard + "()"},
+			Edit{Start: v.Start(), End: v.End(), NewText: "not " + guard + "()"})
 	} else {
-		edits = append(edits, Edit{Start: start(kw), End: end(kw), NewText: fmt.Sprintf("bf16=%s(), fp16=not %s()", guard, guard)})
+		edits = append(edits, Edit{Start: kw.Start(), End: kw.End(), NewText: fmt.Sprintf("bf16=%s(), fp16=not %s()", guard, guard)})
 	}
-	return &Fix{Message: "bf16 where the GPU has it, fp16 only where it has not", Applicability: Unsafe, Edits: edits, Claim: argsClaim(c.Args)}
+	return &Fix{Message: "bf16 where the GPU has it, fp16 only where it has not", Applicability: Unsafe, Edits: edits, Claim: pyedit.ArgsClaim(c.Args)}
 }
 
 // asksHardware reports a value that already checks the GPU.
 func asksHardware(v *syntree.Node, text []byte) bool {
 	s := v.Content(text)
-	for _, h := range hardwareChecks {
+	for _, h := range semantic.HardwareChecks {
 		if strings.Contains(s, h) {
 			return true
 		}
@@ -219,14 +220,14 @@ func asksHardware(v *syntree.Node, text []byte) bool {
 
 // alwaysFloat16 reports a dtype that is float16 on every path:
 // torch.float16, torch.half (any alias of torch) or "float16".
-func alwaysFloat16(f *Facts, v *syntree.Node) bool {
+func alwaysFloat16(f *semantic.Facts, v *syntree.Node) bool {
 	vals, ok := f.Values(v)
 	for _, x := range vals {
-		if s, isStr := StringValue(x, f.Src.Text); isStr {
+		if s, isStr := semantic.StringValue(x, f.Src.Text); isStr {
 			ok = ok && s == "float16"
 			continue
 		}
-		q := f.Resolve(dottedName(x, f.Src.Text))
+		q := f.Resolve(semantic.DottedName(x, f.Src.Text))
 		ok = ok && (q == "torch.float16" || q == "torch.half")
 	}
 	return ok && len(vals) > 0

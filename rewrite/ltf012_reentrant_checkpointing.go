@@ -3,6 +3,7 @@ package rewrite
 import (
 	"fmt"
 
+	"github.com/loratune/loratune-fix/pyedit"
 	"github.com/loratune/loratune-fix/semantic"
 )
 
@@ -68,7 +69,7 @@ const reentrantWhy = `with adapters on a frozen model, reentrant checkpoints (tr
 func runReentrantCheckpointing(p *Pass) {
 	f, text := p.Facts, p.Src.Text
 	tv := p.Versions.Transformers
-	if !f.trainsAdapter() || len(f.callsOf("enable_input_require_grads")) > 0 || len(f.callsOf("prepare_model_for_kbit_training")) > 0 {
+	if !f.TrainsAdapter() || len(f.CallsOf("enable_input_require_grads")) > 0 || len(f.CallsOf("prepare_model_for_kbit_training")) > 0 {
 		return
 	}
 	for _, c := range f.Calls {
@@ -76,12 +77,12 @@ func runReentrantCheckpointing(p *Pass) {
 		if !c.Is(semantic.TRLTrainer) {
 			continue // (asked first: a keyword lookup is dearer)
 		}
-		if v := KeywordValue(c.Args, "peft_config", text); v != nil && v.Type() != "none" {
+		if v := semantic.KeywordValue(c.Args, "peft_config", text); v != nil && v.Type() != "none" {
 			return
 		}
 	}
 	for _, l := range f.ModelLoads() {
-		if f.unslothLoad(l) {
+		if unslothLoad(f, l) {
 			return
 		}
 	}
@@ -89,11 +90,11 @@ func runReentrantCheckpointing(p *Pass) {
 	// An error where transformers 4.x is pinned; a warning with the same fix
 	// where the version is unknown; a note on 5.x, where it is moot.
 	// what says the call checkpoints reentrantly (on 4.x); subject names it.
-	report := func(c *Call, what, subject string) {
-		fd := Finding{Start: start(c.Node), End: end(c.Args), Message: what + ": " + reentrantWhy}
+	report := func(c *semantic.Call, what, subject string) {
+		fd := Finding{Start: c.Node.Start(), End: c.Args.End(), Message: what + ": " + reentrantWhy}
 		switch {
 		case tv.AtLeast(5, 0):
-			fd = Finding{Start: start(c.Node), End: end(c.Args), Severity: SeverityInfo,
+			fd = Finding{Start: c.Node.Start(), End: c.Args.End(), Severity: SeverityInfo,
 				Message: fmt.Sprintf("%s with adapters: LTF012 is moot on %s: its Trainer checkpoints non-reentrantly by default and makes a text model's inputs require grad itself (measured on 5.17: the same script trains bit-identically with and without gradient_checkpointing_kwargs, use_reentrant=True included); nothing to change", subject, tv.Describe("transformers"))}
 		case tv.Known && tv.MayBeBelow(4, 35): // pinned, or a range reaching, below the keyword
 			fd.Severity = SeverityWarning
@@ -106,21 +107,21 @@ func runReentrantCheckpointing(p *Pass) {
 				fd.Severity = SeverityWarning
 				fd.Message += " (transformers version unknown: needed on 4.x, where reentrant is the default; moot on 5.x, whose default it states)"
 			}
-			fd.Fix = addingFix("add gradient_checkpointing_kwargs="+kwargs, listAddition(p.Src, c.Args, "gradient_checkpointing_kwargs="+kwargs))
+			fd.Fix = pyedit.AddingFix("add gradient_checkpointing_kwargs="+kwargs, pyedit.ListAddition(p.Src, c.Args, "gradient_checkpointing_kwargs="+kwargs))
 		}
 		p.Report(fd)
 	}
 	for _, c := range f.Calls {
-		if KeywordValue(c.Args, "gradient_checkpointing_kwargs", text) != nil || HasSplat(c.Args) || c.Func.Inference && !c.Func.Training {
+		if semantic.KeywordValue(c.Args, "gradient_checkpointing_kwargs", text) != nil || semantic.HasSplat(c.Args) || c.Func.Inference && !c.Func.Training {
 			continue
 		}
 		switch {
 		case c.Method == "gradient_checkpointing_enable" && c.Object() != "":
 			report(c, c.Dotted+"() checkpoints reentrantly", c.Dotted+"()")
 		case c.Is(semantic.TrainingArgs):
-			v := KeywordValue(c.Args, "gradient_checkpointing", text)
+			v := semantic.KeywordValue(c.Args, "gradient_checkpointing", text)
 			switch {
-			case v != nil && !f.always(v, "false"):
+			case v != nil && !f.Always(v, "false"):
 				subject := fmt.Sprintf("%s(gradient_checkpointing=%s)", c.Method, v.Content(text))
 				report(c, subject+" checkpoints reentrantly", subject)
 			case v == nil && c.Method == "SFTConfig":

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/pyedit"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -63,11 +65,11 @@ func runLoadIn8bitRemoved(p *Pass) {
 	// no fix (the key and the value would both change).
 	for _, l := range f.ModelLoads() {
 		for _, k := range []string{"load_in_8bit", "load_in_4bit"} {
-			if KeywordValue(l.Args, k, text) != nil {
+			if semantic.KeywordValue(l.Args, k, text) != nil {
 				continue // the call's own keyword: below
 			}
 			if v := l.Arg(k, text); v != nil {
-				p.Report(Finding{Start: start(v), End: end(v),
+				p.Report(Finding{Start: v.Start(), End: v.End(),
 					Message: fmt.Sprintf("%s in the kwargs of %s() was removed in transformers 5 and raises TypeError, even =False (%s); put quantization_config=BitsAndBytesConfig(%s=...) in the dict instead", k, l.Method, tv.Describe("transformers"), k)})
 			}
 		}
@@ -78,28 +80,28 @@ func runLoadIn8bitRemoved(p *Pass) {
 		}
 		var flags []*syntree.Node
 		for _, k := range []string{"load_in_8bit", "load_in_4bit"} {
-			if kw := Keyword(c.Args, k, text); kw != nil {
+			if kw := semantic.Keyword(c.Args, k, text); kw != nil {
 				flags = append(flags, kw)
 			}
 		}
 		for _, kw := range flags {
 			name := kw.ChildByFieldName("name").Content(text)
 			val := kw.ChildByFieldName("value")
-			fd := Finding{Start: start(kw), End: end(kw),
+			fd := Finding{Start: kw.Start(), End: kw.End(),
 				Message: fmt.Sprintf("from_pretrained(%s=...) was removed in transformers 5 and raises TypeError, even =False (%s)", name, tv.Describe("transformers"))}
 			switch val.Content(text) {
 			case "False", "None":
 				fd.Message += "; it asks for no quantization: drop it"
-				if edits, ok := dropKeywordArg(p.Src, c.Args, kw); ok {
+				if edits, ok := pyedit.DropKeywordArg(p.Src, c.Args, kw); ok {
 					fd.Fix = &Fix{Message: "remove " + name + "=" + val.Content(text), Edits: edits}
 				}
 			case "True":
 				bits := strings.TrimPrefix(name, "load_in_")
 				fd.Message += fmt.Sprintf("; pass quantization_config=BitsAndBytesConfig(%s=True)", name)
 				if exactQuantRewrite(c, flags, text) {
-					class, imp := ensureFromImport(f, "transformers", "BitsAndBytesConfig")
+					class, imp := pyedit.EnsureFromImport(f, "transformers", "BitsAndBytesConfig")
 					fd.Fix = &Fix{Message: fmt.Sprintf("quantization_config=%s(%s=True) (%s)", class, name, bits),
-						Edits: append([]Edit{{Start: start(kw), End: end(kw), NewText: fmt.Sprintf("quantization_config=%s(%s=True)", class, name)}}, imp...)}
+						Edits: append([]Edit{{Start: kw.Start(), End: kw.End(), NewText: fmt.Sprintf("quantization_config=%s(%s=True)", class, name)}}, imp...)}
 				}
 			default:
 				fd.Message += fmt.Sprintf("; pass quantization_config=BitsAndBytesConfig(%s=%s)", name, val.Content(text))
@@ -110,11 +112,11 @@ func runLoadIn8bitRemoved(p *Pass) {
 }
 
 // exactQuantRewrite: the one True flag is the whole quantization request.
-func exactQuantRewrite(c *Call, flags []*syntree.Node, text []byte) bool {
-	if len(flags) != 1 || HasSplat(c.Args) || Keyword(c.Args, "quantization_config", text) != nil {
+func exactQuantRewrite(c *semantic.Call, flags []*syntree.Node, text []byte) bool {
+	if len(flags) != 1 || semantic.HasSplat(c.Args) || semantic.Keyword(c.Args, "quantization_config", text) != nil {
 		return false
 	}
-	for _, a := range realArgs(c.Args) {
+	for _, a := range semantic.RealArgs(c.Args) {
 		if a.Type() == "keyword_argument" && bnbKeyword.MatchString(a.ChildByFieldName("name").Content(text)) {
 			return false
 		}

@@ -55,16 +55,16 @@ func runRemovedTrainingArguments(p *Pass) {
 	if !tv.AtLeast(5, 0) {
 		return
 	}
-	rename := func(c *Call, old, repl, why string) {
-		kw := Keyword(c.Args, old, text)
+	rename := func(c *semantic.Call, old, repl, why string) {
+		kw := semantic.Keyword(c.Args, old, text)
 		if kw == nil {
 			return
 		}
 		name := kw.ChildByFieldName("name")
-		fd := Finding{Start: start(name), End: end(kw),
+		fd := Finding{Start: name.Start(), End: kw.End(),
 			Message: fmt.Sprintf("%s(%s=...) was removed in transformers 5 and raises TypeError (%s); %s", c.Method, old, tv.Describe("transformers"), why)}
-		if Keyword(c.Args, repl, text) == nil {
-			fd.Fix = &Fix{Message: fmt.Sprintf("%s= becomes %s=", old, repl), Edits: []Edit{{Start: start(name), End: end(name), NewText: repl}}}
+		if semantic.Keyword(c.Args, repl, text) == nil {
+			fd.Fix = &Fix{Message: fmt.Sprintf("%s= becomes %s=", old, repl), Edits: []Edit{{Start: name.Start(), End: name.End(), NewText: repl}}}
 		} else {
 			fd.Message += fmt.Sprintf("; %s= is passed too: keep one", repl)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -75,8 +76,8 @@ func runPrepareModelForInt8Training(p *Pass) {
 	var edits []Edit
 	var first *syntree.Node
 	exact := true
-	for _, n := range importedNames(f, "peft", int8Name) {
-		edits = append(edits, Edit{Start: start(n), End: end(n), NewText: kbitName})
+	for _, n := range semantic.ImportedNames(f, "peft", int8Name) {
+		edits = append(edits, Edit{Start: n.Start(), End: n.End(), NewText: kbitName})
 		if first == nil {
 			first = n
 		}
@@ -88,7 +89,7 @@ func runPrepareModelForInt8Training(p *Pass) {
 		if first == nil {
 			first = c.Node
 		}
-		for i, a := range realArgs(c.Args) {
+		for i, a := range semantic.RealArgs(c.Args) {
 			if a.Type() == "keyword_argument" {
 				if k := a.ChildByFieldName("name").Content(text); k != "model" && k != "use_gradient_checkpointing" {
 					exact = false
@@ -104,7 +105,7 @@ func runPrepareModelForInt8Training(p *Pass) {
 		if callee.Type() == "attribute" {
 			callee = callee.ChildByFieldName("attribute")
 		}
-		edits = append(edits, Edit{Start: start(callee), End: end(callee), NewText: kbitName})
+		edits = append(edits, Edit{Start: callee.Start(), End: callee.End(), NewText: kbitName})
 	}
 	if first == nil {
 		return
@@ -113,7 +114,7 @@ func runPrepareModelForInt8Training(p *Pass) {
 	if bytes.Count(text, []byte(int8Name)) != len(edits) {
 		exact = false
 	}
-	fd := Finding{Start: start(first), End: end(first), Severity: sev, Message: msg}
+	fd := Finding{Start: first.Start(), End: first.End(), Severity: sev, Message: msg}
 	if exact && len(edits) > 0 && !pv.Unreadable() {
 		fd.Fix = &Fix{Message: fmt.Sprintf("rename to prepare_model_for_kbit_training (%d place(s))", len(edits)), Edits: edits}
 	} else if !pv.Unreadable() {

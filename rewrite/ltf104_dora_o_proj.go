@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -51,7 +52,7 @@ func runDoraOProj(p *Pass) {
 	f, text := p.Facts, p.Src.Text
 	model := ""
 	for _, l := range f.ModelLoads() {
-		if l.IDKnown && llama31_8b.MatchString(l.ModelID) && l.Use != NotTraining {
+		if l.IDKnown && llama31_8b.MatchString(l.ModelID) && l.Use != semantic.NotTraining {
 			model = l.ModelID
 			break
 		}
@@ -63,14 +64,14 @@ func runDoraOProj(p *Pass) {
 		if c.Method != "LoraConfig" {
 			continue
 		}
-		if v := KeywordValue(c.Args, "use_dora", text); v == nil || v.Content(text) != "True" {
+		if v := semantic.KeywordValue(c.Args, "use_dora", text); v == nil || v.Content(text) != "True" {
 			continue
 		}
-		tm := KeywordValue(c.Args, "target_modules", text)
+		tm := semantic.KeywordValue(c.Args, "target_modules", text)
 		if tm == nil || !namesOProj(tm, text) {
 			continue
 		}
-		p.Report(Finding{Start: start(tm), End: end(tm),
+		p.Report(Finding{Start: tm.Start(), End: tm.End(),
 			Message: fmt.Sprintf("DoRA on o_proj of %s gives NaN from the first step whatever the dtype (zero rows in the checkpoint; peft issue 2049): leave o_proj out of target_modules or use plain LoRA", model)})
 	}
 }
@@ -78,14 +79,14 @@ func runDoraOProj(p *Pass) {
 // namesOProj: a list naming "o_proj", "all-linear", or a string pattern
 // that mentions o_proj.
 func namesOProj(n *syntree.Node, text []byte) bool {
-	if s, ok := StringValue(n, text); ok {
+	if s, ok := semantic.StringValue(n, text); ok {
 		return s == "all-linear" || strings.Contains(s, "o_proj")
 	}
 	if n.Type() != "list" && n.Type() != "tuple" && n.Type() != "set" {
 		return false
 	}
 	for _, c := range n.NamedChildren() {
-		if s, ok := StringValue(c, text); ok && (s == "o_proj" || strings.HasSuffix(s, ".o_proj")) {
+		if s, ok := semantic.StringValue(c, text); ok && (s == "o_proj" || strings.HasSuffix(s, ".o_proj")) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -50,7 +51,7 @@ func runAutocastAdapterDtype(p *Pass) {
 	f, text := p.Facts, p.Src.Text
 	var found []*syntree.Node
 	for _, c := range f.Calls {
-		if v := KeywordValue(c.Args, "autocast_adapter_dtype", text); v != nil && v.Content(text) == "False" {
+		if v := semantic.KeywordValue(c.Args, "autocast_adapter_dtype", text); v != nil && v.Content(text) == "False" {
 			found = append(found, v)
 		}
 	}
@@ -60,7 +61,7 @@ func runAutocastAdapterDtype(p *Pass) {
 		return
 	}
 	for _, v := range found {
-		p.Report(Finding{Start: start(v.Parent()), End: end(v),
+		p.Report(Finding{Start: v.Parent().Start(), End: v.End(),
 			Message: fmt.Sprintf("autocast_adapter_dtype=False keeps the LoRA adapters in the base model's half precision (no fp32 masters for the adapters) outside DeepSpeed (%s); drop it unless DeepSpeed manages the dtypes", p.Versions.Peft.Describe("peft"))})
 	}
 }

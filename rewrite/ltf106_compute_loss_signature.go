@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/pyedit"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -98,23 +100,23 @@ func runComputeLossSignature(p *Pass) {
 		if fn.Name != "compute_loss" {
 			continue
 		}
-		cls := enclosing(fn.Node, "class_definition")
+		cls := semantic.Enclosing(fn.Node, "class_definition")
 		if cls == nil || !fnDirectlyIn(fn.Node, cls.ChildByFieldName("body")) {
 			continue // not a method (a function nested in one)
 		}
-		base := f.trainerBase(cls, 0)
+		base := trainerBase(f, cls, 0)
 		if base == "" {
 			continue
 		}
 		params := fn.Node.ChildByFieldName("parameters")
-		if params == nil || paramNode(fn, "num_items_in_batch", text) != nil || hasKwargsParam(params) {
+		if params == nil || semantic.ParamNode(fn, "num_items_in_batch", text) != nil || hasKwargsParam(params) {
 			continue
 		}
 		name := cls.ChildByFieldName("name").Content(text)
-		fd := Finding{Start: start(fn.Node.ChildByFieldName("name")), End: end(params),
+		fd := Finding{Start: fn.Node.ChildByFieldName("name").Start(), End: params.End(),
 			Message: fmt.Sprintf("%s.compute_loss overrides %s's without num_items_in_batch: from transformers 4.46 the Trainer passes it and the run stops with TypeError (%s)",
 				name, base, tv.Describe("transformers"))}
-		add := listAddition(p.Src, params, "num_items_in_batch=None")
+		add := pyedit.ListAddition(p.Src, params, "num_items_in_batch=None")
 		var scale []Edit
 		if sum, e, ok := sumNormalised(p, fn); ok {
 			fd.Message += fmt.Sprintf("; accept num_items_in_batch=None, and divide the summed loss (%s) by it: the Trainer then takes it as normalised over the accumulated batch, as its own loss is", sum)
@@ -130,7 +132,7 @@ func runComputeLossSignature(p *Pass) {
 			fd.Severity = SeverityWarning
 			fd.Message += "; the changes are harmless before 4.46"
 		}
-		fd.Fix = addingFix("add num_items_in_batch=None to compute_loss", add, scale...)
+		fd.Fix = pyedit.AddingFix("add num_items_in_batch=None to compute_loss", add, scale...)
 		if len(scale) > 0 {
 			fd.Fix.Message += " and keep the loss's scale under gradient accumulation"
 		}
@@ -143,7 +145,7 @@ func runComputeLossSignature(p *Pass) {
 // cross_entropy or nll_loss with reduction="sum", to a name that every
 // return statement returns and nothing else assigns. The edit divides it by
 // num_items_in_batch right after, when the Trainer passes one.
-func sumNormalised(p *Pass, fn *Func) (string, Edit, bool) {
+func sumNormalised(p *Pass, fn *semantic.Func) (string, Edit, bool) {
 	f, text := p.Facts, p.Src.Text
 	for _, c := range f.Calls {
 		if c.Func != fn {
@@ -155,10 +157,10 @@ func sumNormalised(p *Pass, fn *Func) (string, Edit, bool) {
 		if c.Method != "cross_entropy" && c.Method != "nll_loss" {
 			continue
 		}
-		if v, ok := StringValue(KeywordValue(c.Args, "reduction", text), text); !ok || v != "sum" {
+		if v, ok := semantic.StringValue(semantic.KeywordValue(c.Args, "reduction", text), text); !ok || v != "sum" {
 			continue
 		}
-		stmt := Statement(c.Node)
+		stmt := semantic.Statement(c.Node)
 		if stmt == nil || stmt.Parent() == nil || !stmt.Parent().Equal(fn.Body) || stmt.Type() != "expression_statement" || stmt.NamedChildCount() != 1 {
 			continue
 		}
@@ -176,7 +178,7 @@ func sumNormalised(p *Pass, fn *Func) (string, Edit, bool) {
 		if n != 1 || !returnsName(fn.Body, name, text) {
 			continue
 		}
-		e, ok := insertAfter(p.Src, stmt, []string{
+		e, ok := pyedit.InsertAfter(p.Src, stmt, []string{
 			"# loratune-fix LTF106: the Trainer takes this loss as normalised over the accumulated batch",
 			"if num_items_in_batch is not None:",
 			"\t" + name + " = " + name + " / num_items_in_batch",
@@ -223,13 +225,13 @@ func mentions(n *syntree.Node, name string, text []byte) bool {
 
 // sumsSomething reports a compute_loss that sums (.sum(), or a
 // reduction="sum"), whose loss may be no mean.
-func sumsSomething(p *Pass, fn *Func) bool {
+func sumsSomething(p *Pass, fn *semantic.Func) bool {
 	text := p.Src.Text
 	for _, c := range p.Facts.Calls {
 		if c.Func != fn {
 			continue
 		}
-		if v, ok := StringValue(KeywordValue(c.Args, "reduction", text), text); c.Method == "sum" || ok && v == "sum" {
+		if v, ok := semantic.StringValue(semantic.KeywordValue(c.Args, "reduction", text), text); c.Method == "sum" || ok && v == "sum" {
 			return true
 		}
 	}
@@ -241,7 +243,7 @@ func sumsSomething(p *Pass, fn *Func) bool {
 // attribute would be overwritten there): after the super().__init__(...)
 // statement of the class's __init__, or in an __init__ added before
 // compute_loss.
-func lossKwargsOff(p *Pass, cls *syntree.Node, fn *Func) (Edit, bool) {
+func lossKwargsOff(p *Pass, cls *syntree.Node, fn *semantic.Func) (Edit, bool) {
 	text := p.Src.Text
 	comment := "# loratune-fix LTF106: compute_loss returns a mean over its own micro-batch; the Trainer divides it by the accumulation steps"
 	if sumsSomething(p, fn) {
@@ -251,9 +253,9 @@ func lossKwargsOff(p *Pass, cls *syntree.Node, fn *Func) (Edit, bool) {
 		if init.Name != "__init__" || !fnDirectlyIn(init.Node, cls.ChildByFieldName("body")) {
 			continue
 		}
-		for _, stmt := range namedNoComments(init.Body) {
+		for _, stmt := range semantic.NamedNoComments(init.Body) {
 			if stmt.Type() == "expression_statement" && strings.Contains(stmt.Content(text), ".__init__(") && strings.HasPrefix(stmt.Content(text), "super(") {
-				return insertAfter(p.Src, stmt, []string{comment, "self.model_accepts_loss_kwargs = False"})
+				return pyedit.InsertAfter(p.Src, stmt, []string{comment, "self.model_accepts_loss_kwargs = False"})
 			}
 		}
 		return Edit{}, false
@@ -295,17 +297,17 @@ func hasKwargsParam(params *syntree.Node) bool {
 
 // trainerBase names the transformers or TRL Trainer a class derives from,
 // directly or through classes of this file ("" when none).
-func (f *Facts) trainerBase(cls *syntree.Node, depth int) string {
+func trainerBase(f *semantic.Facts, cls *syntree.Node, depth int) string {
 	text := f.Src.Text
 	supers := cls.ChildByFieldName("superclasses")
 	if supers == nil || depth > 8 {
 		return ""
 	}
-	for _, sup := range namedNoComments(supers) {
+	for _, sup := range semantic.NamedNoComments(supers) {
 		if sup.Type() != "identifier" && sup.Type() != "attribute" {
 			continue // a keyword such as metaclass=
 		}
-		name := dottedName(sup, text)
+		name := semantic.DottedName(sup, text)
 		q := f.Resolve(name)
 		if strings.HasSuffix(q, "Trainer") && (strings.HasPrefix(q, "transformers.") || strings.HasPrefix(q, "trl.")) {
 			return name
@@ -318,7 +320,7 @@ func (f *Facts) trainerBase(cls *syntree.Node, depth int) string {
 				n = n.ChildByFieldName("definition")
 			}
 			if n != nil && n.Type() == "class_definition" && !n.Equal(cls) && n.ChildByFieldName("name").Content(text) == name {
-				if b := f.trainerBase(n, depth+1); b != "" {
+				if b := trainerBase(f, n, depth+1); b != "" {
 					return b
 				}
 			}

@@ -5,24 +5,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
 // fileOf parses src and builds its File, for tests of the program model.
-func fileOf(t *testing.T, src string) *Facts {
+func fileOf(t *testing.T, src string) *semantic.Facts {
 	t.Helper()
 	tree, err := parse([]byte(src), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(tree.Close)
-	q, err := loadQueries()
+	q, err := semantic.LoadQueries()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewSource([]byte(src))
-	s.root = goTree(tree).Root()
-	return buildFacts(s, goTree(tree), q)
+	s := semantic.NewSource([]byte(src))
+	s.Root = goTree(tree).Root()
+	return semantic.BuildFacts(s, goTree(tree), q)
 }
 
 const modelHead = "from transformers import AutoModelForCausalLM as AM, AutoTokenizer, Trainer, pipeline\nfrom peft import get_peft_model, PeftModel, LoraConfig\nfrom trl import DPOTrainer\nimport torch\n"
@@ -31,82 +32,82 @@ const modelHead = "from transformers import AutoModelForCausalLM as AM, AutoToke
 func TestTrainingLoadsByFlow(t *testing.T) {
 	for _, c := range []struct {
 		name, src string
-		want      []Use
+		want      []semantic.Use
 	}{
-		{"peft", "model = AM.from_pretrained('m')\nmodel = get_peft_model(model, LoraConfig())\n", []Use{Training}},
-		{"chained to and trainer", "model = AM.from_pretrained('m').to('cuda')\nTrainer(model=model).train()\n", []Use{Training}},
+		{"peft", "model = AM.from_pretrained('m')\nmodel = get_peft_model(model, LoraConfig())\n", []semantic.Use{semantic.Training}},
+		{"chained to and trainer", "model = AM.from_pretrained('m').to('cuda')\nTrainer(model=model).train()\n", []semantic.Use{semantic.Training}},
 		{"notebook merge after training",
 			"model = AM.from_pretrained('m')\nmodel = get_peft_model(model, LoraConfig())\nTrainer(model=model).train()\n" +
 				"base = AM.from_pretrained('m', torch_dtype=torch.float16)\nmerged = PeftModel.from_pretrained(base, 'out').merge_and_unload()\nmerged.push_to_hub('me/x')\n",
-			[]Use{Training, NotTraining}},
+			[]semantic.Use{semantic.Training, semantic.NotTraining}},
 		{"same name reloaded for inference",
 			"model = AM.from_pretrained('m')\nTrainer(model=model).train()\nmodel = AM.from_pretrained('out')\nmodel.eval()\nmodel.generate()\n",
-			[]Use{Training, NotTraining}},
+			[]semantic.Use{semantic.Training, semantic.NotTraining}},
 		{"returned to a training caller",
 			"def load(n):\n    m = AM.from_pretrained(n)\n    return m\n\ndef main():\n    model = load('m')\n    Trainer(model=model).train()\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"returned to training and chat callers",
 			"def load(n):\n    return AM.from_pretrained(n)\n\ndef train():\n    Trainer(model=get_peft_model(load('m'), LoraConfig())).train()\n\ndef chat():\n    load('out').generate()\n",
-			[]Use{Shared}},
+			[]semantic.Use{semantic.Shared}},
 		{"library loader nobody calls (never edited)",
 			"def load(n):\n    return AM.from_pretrained(n)\n\ndef train(m):\n    Trainer(model=m).train()\n",
-			[]Use{NotTraining}},
+			[]semantic.Use{semantic.NotTraining}},
 		{"returned to nobody from a training scope",
 			"def train(n):\n    m = AM.from_pretrained(n)\n    m.gradient_checkpointing_enable()\n    Trainer(model=other).train()\n    return m\n",
-			[]Use{Unseen}},
+			[]semantic.Use{semantic.Unseen}},
 		{"loader in a file that trains nothing",
 			"def load(n):\n    return AM.from_pretrained(n)\n",
-			[]Use{NotTraining}},
+			[]semantic.Use{semantic.NotTraining}},
 		{"self attribute and an optimizer",
 			"class Runner:\n    def __init__(self):\n        self.model = AM.from_pretrained('m')\n\n    def fit(self):\n        opt = torch.optim.AdamW(self.model.parameters())\n        opt.step()\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"kwargs dict to the trainer",
 			"model = AM.from_pretrained('m')\nkw = dict(model=model, args=None)\nTrainer(**kw).train()\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"dict literal entry",
 			"model = AM.from_pretrained('m')\nkw = {'model': model}\nTrainer(**kw).train()\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"tuple return unpacked",
 			"def load():\n    m = AM.from_pretrained('m')\n    tok = AutoTokenizer.from_pretrained('m')\n    return m, tok\n\nmodel, tok = load()\nmodel = get_peft_model(model, LoraConfig())\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"reference model of DPO",
 			"model = AM.from_pretrained('m')\nref = AM.from_pretrained('m')\nDPOTrainer(model=model, ref_model=ref).train()\n",
-			[]Use{Training, NotTraining}},
+			[]semantic.Use{semantic.Training, semantic.NotTraining}},
 		{"accelerate",
 			"from accelerate import Accelerator\naccelerator = Accelerator()\nmodel = AM.from_pretrained('m')\nmodel, opt = accelerator.prepare(model, opt)\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"plain loop with backward",
 			"model = AM.from_pretrained('m')\nfor b in data:\n    out = model(**b)\n    out.loss.backward()\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"frozen teacher under no_grad",
 			"teacher = AM.from_pretrained('t')\nstudent = AM.from_pretrained('s')\nfor b in data:\n    with torch.no_grad():\n        t = teacher(**b)\n    loss = student(**b).loss\n    loss.backward()\n",
-			[]Use{NotTraining, Training}},
+			[]semantic.Use{semantic.NotTraining, semantic.Training}},
 		{"parameter of a training function",
 			"def train(m):\n    Trainer(model=m).train()\n\nmodel = AM.from_pretrained('m')\ntrain(model)\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"pipeline",
 			"model = AM.from_pretrained('m')\npipe = pipeline('text-generation', model=model)\nTrainer(model=other).train()\n",
-			[]Use{NotTraining}},
+			[]semantic.Use{semantic.NotTraining}},
 		{"into an imported trainer factory",
 			"from mylib import make_trainer\nmodel = AM.from_pretrained('m')\ntrainer = make_trainer(model)\nTrainer(model=other).train()\n",
-			[]Use{Unseen}},
+			[]semantic.Use{semantic.Unseen}},
 		{"rebound by an imported patch",
 			"from mylib import patch\nmodel = AM.from_pretrained('m')\nmodel = patch(model, 'x')\nTrainer(model=model).train()\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"peft reload trainable",
 			"base = AM.from_pretrained('m')\nmodel = PeftModel.from_pretrained(base, 'a', is_trainable=True)\nTrainer(model=model).train()\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"module global read by the training function",
 			"model = AM.from_pretrained('m')\n\ndef train():\n    Trainer(model=model).train()\n\ntrain()\n",
-			[]Use{Training}},
+			[]semantic.Use{semantic.Training}},
 		{"bound in one branch, trained after",
 			"if big:\n    res_model = AM.from_pretrained('m')\nelif small:\n    res_model = AM.from_pretrained('s')\nelse:\n    res_model = None\nTrainer(model=res_model).train()\n",
-			[]Use{Training, Training}},
+			[]semantic.Use{semantic.Training, semantic.Training}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fileOf(t, modelHead+c.src)
 			loads := f.ModelLoads()
-			var got []Use
+			var got []semantic.Use
 			var why []string
 			for _, l := range loads {
 				got = append(got, l.Use)
@@ -159,13 +160,13 @@ func TestValues(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fileOf(t, "import torch\n"+c.src)
-			var use *Call
+			var use *semantic.Call
 			for _, call := range f.Calls {
 				if call.Dotted == "use" {
 					use = call
 				}
 			}
-			vals, ok := f.Values(realArgs(use.Args)[0])
+			vals, ok := f.Values(semantic.RealArgs(use.Args)[0])
 			var parts []string
 			for _, v := range vals {
 				parts = append(parts, v.Content(f.Src.Text))
@@ -207,7 +208,7 @@ func TestMaybeUnbound(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fileOf(t, c.src)
-			var read Reach
+			var read semantic.Reach
 			found := false
 			var walk func(n *syntree.Node)
 			walk = func(n *syntree.Node) {
@@ -246,9 +247,9 @@ func TestTokenizerFor(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fileOf(t, modelHead+c.src)
-			var trained *Load
+			var trained *semantic.Load
 			for _, l := range f.ModelLoads() {
-				if l.Use == Training {
+				if l.Use == semantic.Training {
 					trained = l
 				}
 			}
@@ -270,7 +271,7 @@ func TestTokenizerFor(t *testing.T) {
 // unsloth's loader returns (model, tokenizer): the model is the first.
 func TestTrainingLoadUnslothTuple(t *testing.T) {
 	f := fileOf(t, "from unsloth import FastLanguageModel\nmodel, tok = FastLanguageModel.from_pretrained(model_name='m')\nmodel = FastLanguageModel.get_peft_model(model, r=8)\n")
-	if l := f.ModelLoads(); len(l) != 1 || l[0].Use != Training {
+	if l := f.ModelLoads(); len(l) != 1 || l[0].Use != semantic.Training {
 		t.Fatalf("loads %v", l)
 	}
 }
@@ -293,11 +294,11 @@ func TestTrainingUseIsWorkedOutOncePerScope(t *testing.T) {
 	for _, fn := range f.Funcs {
 		f.TrainingUse(fn)
 	}
-	if got := f.TrainingUse(f.Funcs[0]); got != Training {
+	if got := f.TrainingUse(f.Funcs[0]); got != semantic.Training {
 		t.Errorf("l0 of the first class: %v, want training (its callers' callers train)", got)
 	}
-	if limit := 5 * len(f.Funcs); f.useEvals > limit {
-		t.Errorf("%d evaluations of training use for %d scopes, want at most %d", f.useEvals, len(f.Funcs), limit)
+	if limit := 5 * len(f.Funcs); f.UseEvals > limit {
+		t.Errorf("%d evaluations of training use for %d scopes, want at most %d", f.UseEvals, len(f.Funcs), limit)
 	}
 }
 
@@ -306,26 +307,26 @@ func TestTrainingUseIsWorkedOutOncePerScope(t *testing.T) {
 // whose value reaches nothing at all is undecided. Each order swapped
 // fails a row.
 func TestVerdictOrder(t *testing.T) {
-	s := func(uses ...Use) []sink {
-		var out []sink
+	s := func(uses ...semantic.Use) []semantic.Sink {
+		var out []semantic.Sink
 		for _, u := range uses {
-			out = append(out, sink{use: u, why: fmt.Sprint(u)})
+			out = append(out, semantic.Sink{Use: u, Why: fmt.Sprint(u)})
 		}
 		return out
 	}
 	for _, c := range []struct {
-		sinks []sink
-		want  Use
+		sinks []semantic.Sink
+		want  semantic.Use
 	}{
-		{s(NotTraining, Training), Training},
-		{s(Unseen, Training), Training},
-		{s(Training, Shared), Shared},
-		{s(NotTraining, Unseen), Unseen},
-		{s(Unseen, NotTraining), Unseen},
-		{s(NotTraining), NotTraining},
-		{nil, Unseen},
+		{s(semantic.NotTraining, semantic.Training), semantic.Training},
+		{s(semantic.Unseen, semantic.Training), semantic.Training},
+		{s(semantic.Training, semantic.Shared), semantic.Shared},
+		{s(semantic.NotTraining, semantic.Unseen), semantic.Unseen},
+		{s(semantic.Unseen, semantic.NotTraining), semantic.Unseen},
+		{s(semantic.NotTraining), semantic.NotTraining},
+		{nil, semantic.Unseen},
 	} {
-		if got, _ := verdict(c.sinks); got != c.want {
+		if got, _ := semantic.Verdict(c.sinks); got != c.want {
 			t.Errorf("verdict(%v) = %v, want %v", c.sinks, got, c.want)
 		}
 	}
@@ -343,12 +344,12 @@ Trainer(model=model, args=TrainingArguments("o")).train()
 `
 	for _, c := range []struct {
 		kw      string
-		use     Use
+		use     semantic.Use
 		adapter bool
 	}{
-		{"", NotTraining, false},
-		{", is_trainable=False", NotTraining, false},
-		{", is_trainable=True", Training, true},
+		{"", semantic.NotTraining, false},
+		{", is_trainable=False", semantic.NotTraining, false},
+		{", is_trainable=True", semantic.Training, true},
 	} {
 		loads := fileOf(t, fmt.Sprintf(tmpl, c.kw)).ModelLoads()
 		if len(loads) != 1 {

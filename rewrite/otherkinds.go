@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -15,7 +16,7 @@ import (
 // "# noqa: ..." comment on their first line, or by "# loratune-fix:
 // skip-file": in any grammar whose comments start with '#' and whose
 // comment nodes are named "comment" (YAML, bash, Python).
-func Suppress(src *Source, root *syntree.Node, findings []Finding) []Finding {
+func Suppress(src *semantic.Source, root *syntree.Node, findings []Finding) []Finding {
 	return suppress(src, root, findings)
 }
 
@@ -81,7 +82,7 @@ var modelConfigFields = map[string]string{"model_name_or_path": "None", "torch_d
 // ReadScript reads a training script's facts; an error when it does not
 // parse.
 func ReadScript(text []byte) (*ScriptFacts, error) {
-	q, err := loadQueries()
+	q, err := semantic.LoadQueries()
 	if err != nil {
 		return nil, err
 	}
@@ -91,21 +92,21 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 		return nil, err
 	}
 	defer tree.Close()
-	src := NewSource(text)
+	src := semantic.NewSource(text)
 	pt := goTree(tree)
-	src.root = pt.Root()
+	src.Root = pt.Root()
 	if se := firstSyntaxError(pt.Root(), src); se != nil {
 		return nil, se
 	}
-	f := buildFacts(src, pt, q)
-	sf := &ScriptFacts{Trains: f.HasTraining(), Options: f.declaredOptions()}
+	f := semantic.BuildFacts(src, pt, q)
+	sf := &ScriptFacts{Trains: f.HasTraining(), Options: declaredOptions(f)}
 	for _, c := range f.Calls {
 		switch c.Method {
 		case "get_peft_model", "LoraConfig", "prepare_model_for_kbit_training":
 			sf.Adapter = true
 		}
 	}
-	options := func(l *Load, kw string) []string {
+	options := func(l *semantic.Load, kw string) []string {
 		v := l.Arg(kw, text)
 		if v == nil {
 			return nil
@@ -114,29 +115,29 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 		if v.Type() == "identifier" {
 			vals = nil
 			for _, d := range f.ReachingAt(v).Defs {
-				if d.Kind == DefAssign && d.Index < 0 {
+				if d.Kind == semantic.DefAssign && d.Index < 0 {
 					vals = append(vals, d.Value)
 				}
 			}
 		}
 		var attrs []string
 		for _, n := range vals {
-			attrs = append(attrs, attributesIn(n, text)...)
+			attrs = append(attrs, semantic.AttributesIn(n, text)...)
 		}
 		var out []string
 		for _, attr := range attrs {
-			if _, ok := sf.Options[attr]; ok && f.optionAccepts(attr, "float32") {
+			if _, ok := sf.Options[attr]; ok && optionAccepts(f, attr, "float32") {
 				out = append(out, attr)
 			}
 		}
 		return out
 	}
 	for _, l := range f.ModelLoads() {
-		if l.Use == NotTraining {
+		if l.Use == semantic.NotTraining {
 			continue
 		}
-		sometimes := l.MaybeQuantized || l.Quantized && f.unquantizedPath(l)
-		if l.Quantized && !sometimes || sometimes && !f.quantizedOffByDefault() {
+		sometimes := l.MaybeQuantized || l.Quantized && unquantizedPath(f, l)
+		if l.Quantized && !sometimes || sometimes && !quantizedOffByDefault(f) {
 			sf.Quantized = true
 			continue
 		}
@@ -153,17 +154,17 @@ func ReadScript(text []byte) (*ScriptFacts, error) {
 
 // declaredOptions are the options the script declares, with their
 // defaults as written ("None" where none is given).
-func (f *Facts) declaredOptions() map[string]string {
+func declaredOptions(f *semantic.Facts) map[string]string {
 	text := f.Src.Text
 	out := map[string]string{}
 	for _, c := range f.Calls {
 		if c.Method != "add_argument" {
 			continue
 		}
-		if args := realArgs(c.Args); len(args) > 0 {
-			if flag, ok := StringValue(args[0], text); ok && strings.HasPrefix(flag, "--") {
+		if args := semantic.RealArgs(c.Args); len(args) > 0 {
+			if flag, ok := semantic.StringValue(args[0], text); ok && strings.HasPrefix(flag, "--") {
 				def := "None"
-				if d := KeywordValue(c.Args, "default", text); d != nil {
+				if d := semantic.KeywordValue(c.Args, "default", text); d != nil {
 					def = d.Content(text)
 				}
 				out[strings.ReplaceAll(strings.TrimLeft(flag, "-"), "-", "_")] = def
@@ -171,13 +172,13 @@ func (f *Facts) declaredOptions() map[string]string {
 		}
 	}
 	for _, a := range f.Assigns {
-		if !insideClass(a.Node) || strings.Contains(a.Text, ".") {
+		if !semantic.InsideClass(a.Node) || strings.Contains(a.Text, ".") {
 			continue
 		}
-		if o := f.option(a.Text); o != nil && o.call == nil {
+		if o := f.Option(a.Text); o != nil && o.Call == nil {
 			def := "None"
-			if o.def != nil {
-				def = o.def.Content(text)
+			if o.Def != nil {
+				def = o.Def.Content(text)
 			}
 			out[a.Text] = def
 		}
@@ -187,7 +188,7 @@ func (f *Facts) declaredOptions() map[string]string {
 		if !strings.HasSuffix(c.Method, "Parser") {
 			continue
 		}
-		for _, a := range realArgs(c.Args) {
+		for _, a := range semantic.RealArgs(c.Args) {
 			for _, n := range append([]*syntree.Node{a}, a.NamedChildren()...) {
 				if n.Type() == "identifier" && strings.HasPrefix(f.Resolve(n.Content(text)), "trl.") && strings.HasSuffix(n.Content(text), "ModelConfig") {
 					for k, v := range modelConfigFields {
@@ -204,17 +205,17 @@ func (f *Facts) declaredOptions() map[string]string {
 
 // optionAccepts reports whether the option attr takes value: true unless
 // an argparse choices= list leaves the value out.
-func (f *Facts) optionAccepts(attr, value string) bool {
-	o := f.option(attr)
-	if o == nil || o.call == nil {
+func optionAccepts(f *semantic.Facts, attr, value string) bool {
+	o := f.Option(attr)
+	if o == nil || o.Call == nil {
 		return true
 	}
-	choices := KeywordValue(o.call.Args, "choices", f.Src.Text)
+	choices := semantic.KeywordValue(o.Call.Args, "choices", f.Src.Text)
 	if choices == nil {
 		return true
 	}
 	for _, c := range choices.NamedChildren() {
-		if s, ok := StringValue(c, f.Src.Text); ok && s == value {
+		if s, ok := semantic.StringValue(c, f.Src.Text); ok && s == value {
 			return true
 		}
 	}
@@ -229,21 +230,21 @@ var quantizeOptions = []string{"load_in_4bit", "load_in_8bit", "qlora", "use_qlo
 // options, each off by default (False, None, 16 or 32 bits): a load
 // quantized on some paths is then quantized only when the command line
 // turns one on.
-func (f *Facts) quantizedOffByDefault() bool {
+func quantizedOffByDefault(f *semantic.Facts) bool {
 	declared := false
 	for _, name := range quantizeOptions {
-		o := f.option(name)
+		o := f.Option(name)
 		if o == nil {
 			continue
 		}
 		declared = true
-		if o.def == nil {
-			if o.call == nil {
+		if o.Def == nil {
+			if o.Call == nil {
 				return false // a required dataclass field
 			}
 			continue // argparse: None, or False for store_true
 		}
-		switch o.def.Content(f.Src.Text) {
+		switch o.Def.Content(f.Src.Text) {
 		case "False", "None", "16", "32":
 		default:
 			return false
@@ -255,9 +256,9 @@ func (f *Facts) quantizedOffByDefault() bool {
 // unquantizedPath reports a load whose quantization argument is None on
 // some path: quantization_config = None, then a BitsAndBytesConfig under
 // an if; BitsAndBytesConfig(...) if args.qlora else None.
-func (f *Facts) unquantizedPath(l *Load) bool {
+func unquantizedPath(f *semantic.Facts, l *semantic.Load) bool {
 	text := f.Src.Text
-	for _, k := range quantKeywords {
+	for _, k := range semantic.QuantKeywords {
 		v := l.Arg(k, text)
 		if v == nil {
 			continue

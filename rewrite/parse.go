@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -13,63 +12,9 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/python"
 
-	"github.com/loratune/loratune-fix/queries"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
-
-// compiled holds the embedded queries, compiled once per process into one
-// query, so that one pass over the tree serves them all. Each pattern
-// keeps the name of the file it came from. A compiled query is read-only
-// and shared by every worker. The matching runs in Go, on the tree's Go
-// copy (package syntree).
-type compiled struct {
-	all     *syntree.Query
-	file    []int          // pattern index -> index in queryFiles
-	capture map[string]int // capture name -> id
-}
-
-// queryFiles are compiled in this order; buildFacts reads them by name.
-var queryFiles = []string{"functions.scm", "imports.scm", "calls.scm", "assignments.scm"}
-
-var (
-	compileOnce sync.Once
-	compiledQ   *compiled
-	compileErr  error
-)
-
-func loadQueries() (*compiled, error) {
-	compileOnce.Do(func() {
-		c := &compiled{}
-		var all []byte
-		for i, name := range queryFiles {
-			text, err := fs.ReadFile(queries.FS, name)
-			if err != nil {
-				compileErr = err
-				return
-			}
-			// Compiled alone first: an error names its file, and the
-			// pattern count maps the patterns back to it.
-			q, err := syntree.NewQuery(string(text))
-			if err != nil {
-				compileErr = fmt.Errorf("queries/%s: %w", name, err)
-				return
-			}
-			for k := 0; k < q.PatternCount(); k++ {
-				c.file = append(c.file, i)
-			}
-			all = append(append(all, text...), '\n')
-		}
-		if c.all, compileErr = syntree.NewQuery(string(all)); compileErr != nil {
-			return
-		}
-		c.capture = map[string]int{}
-		for id := 0; id < c.all.CaptureCount(); id++ {
-			c.capture[c.all.CaptureName(id)] = id
-		}
-		compiledQ = c
-	})
-	return compiledQ, compileErr
-}
 
 // pythonNames are the Python grammar's names, for goTree.
 var pythonNames = syntree.NewLanguage(python.GetLanguage())
@@ -166,7 +111,7 @@ func (e *SyntaxError) Error() string {
 }
 
 // firstSyntaxError finds the first ERROR or MISSING node, or nil.
-func firstSyntaxError(root *syntree.Node, src *Source) *SyntaxError {
+func firstSyntaxError(root *syntree.Node, src *semantic.Source) *SyntaxError {
 	if !root.HasError() {
 		return nil
 	}
@@ -204,7 +149,7 @@ func firstSyntaxError(root *syntree.Node, src *Source) *SyntaxError {
 	} else if found.Pos.Column == 1 {
 		// A statement tree-sitter could not parse, running onto the next
 		// line: Python stops at the end of its first line ("expected ':'").
-		start := src.lineStarts[found.Pos.Line-1]
+		start := src.LineStarts[found.Pos.Line-1]
 		if end := src.ContentEnd(start); end < len(src.Text) && firstErrorSpansLines(root, src.Text) {
 			found.Pos = src.Position(end)
 		}
@@ -339,7 +284,7 @@ func Parses(text []byte) error {
 	if !tree.RootNode().HasError() {
 		return nil
 	}
-	if se := firstSyntaxError(goTree(tree).Root(), NewSource(text)); se != nil {
+	if se := firstSyntaxError(goTree(tree).Root(), semantic.NewSource(text)); se != nil {
 		return se
 	}
 	return nil

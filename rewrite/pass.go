@@ -3,6 +3,9 @@ package rewrite
 import (
 	"context"
 	"fmt"
+
+	"github.com/loratune/loratune-fix/pyedit"
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // runOnce refuses a syntax error and runs every rule over text. tree is
@@ -10,7 +13,7 @@ import (
 // for the caller to close; on an error it closes the tree itself. ctx is
 // looked at before each rule (see stopped).
 func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *parsed) (_ []Finding, _ *parsed, err error) {
-	q, err := loadQueries()
+	q, err := semantic.LoadQueries()
 	if err != nil {
 		if tree != nil {
 			tree.Close()
@@ -34,7 +37,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *pa
 			tree.Close()
 		}
 	}()
-	src := NewSource(text)
+	src := semantic.NewSource(text)
 	src.LineLength = e.opts.LineLength
 	if tree.ts.RootNode().HasError() {
 		if se := firstSyntaxError(tree.goTree().Root(), src); se != nil {
@@ -43,7 +46,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *pa
 	}
 	pt := tree.goTree()
 	root := pt.Root()
-	src.root = root
+	src.Root = root
 	if se := firstSyntaxError(root, src); se != nil {
 		return nil, nil, se
 	}
@@ -52,7 +55,7 @@ func (e *Engine) runOnce(ctx context.Context, text []byte, vs Versions, tree *pa
 	if checkDepth && tooDeep(root) {
 		return nil, nil, ErrTooDeep
 	}
-	file := buildFacts(src, pt, q)
+	file := semantic.BuildFacts(src, pt, q)
 	var findings []Finding
 	pass := &Pass{Src: src, Facts: file, Versions: e.opts.Target.Merge(withVendored(file, vs)), rules: e.rules, findings: &findings}
 	tree.resolve, tree.pins = file.Resolve, pass.Versions
@@ -111,8 +114,8 @@ func (e *RuleError) Error() string {
 
 // Pass is what a rule's Run gets: the source, the facts, and Report.
 type Pass struct {
-	Src      *Source
-	Facts    *Facts
+	Src      *semantic.Source
+	Facts    *semantic.Facts
 	Versions Versions
 	rule     *Rule
 	rules    []*Rule // the rules of this run
@@ -160,8 +163,8 @@ func (p *Pass) Report(f Finding) {
 	if p.rule.TrainingOnly {
 		// Adapter training only: elsewhere the finding stays, its fix goes,
 		// and it is a note, as the tool will never fix it (scope.go).
-		why := p.Facts.notEditedBecause()
-		l := p.Facts.loadAt(f.Start, f.End)
+		why := p.Facts.NotEditedBecause()
+		l := p.Facts.LoadAt(f.Start, f.End)
 		switch {
 		case why == "" && l != nil && !l.Adapter:
 			why = "full fine-tune: this load reaches no adapter on its way to training"
@@ -175,7 +178,7 @@ func (p *Pass) Report(f Finding) {
 			}
 		}
 		if why != "" {
-			if f.Fix == nil && f.Severity == SeverityWarning && !p.Facts.undecidedAt(f.Start, f.End) {
+			if f.Fix == nil && f.Severity == SeverityWarning && !p.Facts.UndecidedAt(f.Start, f.End) {
 				// Advice the tool will never act on here (a full fine-tune, a
 				// file with no adapter): a note. A load the flow cannot
 				// follow keeps its warning: it may be an adapter's.
@@ -188,7 +191,7 @@ func (p *Pass) Report(f Finding) {
 		f.Fix.Applicability = Safe
 	}
 	if f.Fix != nil && f.Fix.Adds == nil {
-		relayGrownList(p.Src, p.Facts.Root, f.Fix)
+		pyedit.RelayGrownList(p.Src, p.Facts.Root, f.Fix)
 	}
 	*p.findings = append(*p.findings, f)
 }

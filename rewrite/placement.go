@@ -1,6 +1,8 @@
 package rewrite
 
 import (
+	"github.com/loratune/loratune-fix/pyedit"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -18,11 +20,11 @@ import (
 // bindingOf is the statement that binds load l's target, inside whatever
 // branch holds it: the load's own statement when it assigns the target
 // (model = AutoModel...from_pretrained(...)), else nil.
-func (f *Facts) bindingOf(l *Load) *syntree.Node {
+func bindingOf(f *semantic.Facts, l *semantic.Load) *syntree.Node {
 	if l.Target == "" {
 		return nil
 	}
-	stmt := Statement(l.Node)
+	stmt := semantic.Statement(l.Node)
 	if stmt == nil || stmt.Type() != "expression_statement" {
 		return nil
 	}
@@ -37,12 +39,12 @@ func (f *Facts) bindingOf(l *Load) *syntree.Node {
 // they run. A model bound in each branch of an if/elif/else gets the
 // lines in each branch (one call per load). ok is false where no such
 // statement stands alone on its lines.
-func (f *Facts) InsertAfterBinding(l *Load, lines []string) (Edit, bool) {
-	stmt := f.bindingOf(l)
+func InsertAfterBinding(f *semantic.Facts, l *semantic.Load, lines []string) (Edit, bool) {
+	stmt := bindingOf(f, l)
 	if stmt == nil {
 		return Edit{}, false
 	}
-	return insertAfter(f.Src, stmt, lines)
+	return pyedit.InsertAfter(f.Src, stmt, lines)
 }
 
 // InsertBeforeTraining inserts lines that read only module-level names
@@ -50,33 +52,33 @@ func (f *Facts) InsertAfterBinding(l *Load, lines []string) (Edit, bool) {
 // path: after the statement of l's scope that holds the load, or before
 // that statement when it also holds the training (the whole run under
 // "if args.train:").
-func (f *Facts) InsertBeforeTraining(l *Load, lines []string) (Edit, bool) {
-	anchor := f.statementIn(l.Node, l.Func)
+func InsertBeforeTraining(f *semantic.Facts, l *semantic.Load, lines []string) (Edit, bool) {
+	anchor := f.StatementIn(l.Node, l.Func)
 	if anchor == nil {
 		return Edit{}, false
 	}
-	for _, s := range l.sinks {
-		if s.use == Training && s.at != nil && within(s.at, anchor) && s.at.StartByte() > l.Node.EndByte() {
+	for _, s := range l.Sinks {
+		if s.Use == semantic.Training && s.At != nil && semantic.Within(s.At, anchor) && s.At.StartByte() > l.Node.EndByte() {
 			return insertBefore(f.Src, anchor, lines)
 		}
 	}
-	return insertAfter(f.Src, anchor, lines)
+	return pyedit.InsertAfter(f.Src, anchor, lines)
 }
 
 // AfterTraining reports whether n lies after a training call
 // (trainer.train()) of its scope that runs before it: a line there
 // changes nothing the training sees.
-func (f *Facts) AfterTraining(n *syntree.Node) bool {
-	return f.trainingBefore(start(n)) != nil
+func AfterTraining(f *semantic.Facts, n *syntree.Node) bool {
+	return trainingBefore(f, n.Start()) != nil
 }
 
 // insertBefore inserts lines before the statement stmt, at its
 // indentation.
-func insertBefore(src *Source, stmt *syntree.Node, lines []string) (Edit, bool) {
-	indent, ok := standsAlone(src, stmt)
+func insertBefore(src *semantic.Source, stmt *syntree.Node, lines []string) (Edit, bool) {
+	indent, ok := pyedit.StandsAlone(src, stmt)
 	if !ok {
 		return Edit{}, false
 	}
-	at := src.LineStart(start(stmt))
-	return Edit{Start: at, End: at, NewText: template(src, indent, lines)}, true
+	at := src.LineStart(stmt.Start())
+	return Edit{Start: at, End: at, NewText: pyedit.Template(src, indent, lines)}, true
 }

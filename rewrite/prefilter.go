@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // The prefilter decides, from the text alone, whether a file can hold
@@ -138,28 +140,6 @@ type anchor struct {
 // anchor byte lies.
 type anchored struct{ id, off int }
 
-// byteFreq is how often each ASCII byte occurs in Python source, per
-// 100,000 bytes (counted over CPython 3.11's library with its
-// site-packages); other bytes count as 0.
-var byteFreq = [128]uint16{
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2836, 0, 0, 18, 0, 0, // 0x00
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // 0x10
-	26355, 16, 1244, 267, 12, 36, 7, 883, 1332, 1331, 334, 136, 1648, 454, 1250, 126, // 0x20
-	577, 527, 429, 273, 212, 206, 169, 153, 159, 151, 1056, 13, 39, 822, 201, 19, // 0x30
-	27, 332, 95, 231, 170, 346, 154, 115, 64, 234, 18, 44, 175, 152, 253, 139, // 0x40
-	191, 33, 223, 342, 348, 79, 65, 96, 31, 22, 28, 289, 159, 289, 10, 1591, // 0x50
-	148, 3642, 697, 1882, 1777, 6516, 1669, 896, 954, 3325, 92, 370, 2464, 1402, 3277, 3199, // 0x60
-	1582, 158, 3686, 4014, 4460, 1446, 422, 402, 598, 734, 107, 96, 42, 96, 14, 0, // 0x70
-}
-
-// freqOf is b's frequency in byteFreq (0 for a byte past ASCII).
-func freqOf(b byte) int {
-	if b < 128 {
-		return int(byteFreq[b])
-	}
-	return 0
-}
-
 // passCost is what one IndexByte pass over a text costs, counted in stops
 // at a byte of the text (a stop costs some 5 ns, a pass some 8 ns per 100
 // bytes: measured on the haystack of bench/run.sh).
@@ -169,7 +149,7 @@ const passCost = 1300
 // byte that covers the most words left per unit of cost (a pass plus its
 // stops), until every word is covered.
 func anchorWords(words [][]byte, ids []int) []anchor {
-	freq := freqOf
+	freq := semantic.FreqOf
 	left := append([]int(nil), ids...)
 	var out []anchor
 	for len(left) > 0 {

@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/pyedit"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
 // Two additions to one list that compose, their edits applied together as
 // one pass applies them, give the text that adding one, re-parsing, and
-// adding the other gives, in every layout listAddition knows; the two
+// adding the other gives, in every layout ListAddition knows; the two
 // layouts where they do not compose ("()" and a last item with a comment
 // and no comma) conflict, so that the second waits for the next pass.
 func TestListAdditionsComposeOrConflict(t *testing.T) {
@@ -33,19 +35,19 @@ func TestListAdditionsComposeOrConflict(t *testing.T) {
 		{"d = {\n    'a': 1,\n}\n", true},
 		{"d = {'a': 1}\n", true},
 	}
-	addition := func(t *testing.T, text []byte, item string) (*listAdd, func()) {
+	addition := func(t *testing.T, text []byte, item string) (*pyedit.ListAdd, func()) {
 		tree, err := parse(text, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := NewSource(text)
+		src := semantic.NewSource(text)
 		// The first argument list or dictionary of the text.
 		q := []*syntree.Node{goTree(tree).Root()}
 		for len(q) > 0 {
 			n := q[0]
 			q = q[1:]
 			if n.Type() == "argument_list" || n.Type() == "dictionary" {
-				return listAddition(src, n, item), tree.Close
+				return pyedit.ListAddition(src, n, item), tree.Close
 			}
 			for i := 0; i < int(n.NamedChildCount()); i++ {
 				q = append(q, n.NamedChild(i))
@@ -69,28 +71,28 @@ func TestListAdditionsComposeOrConflict(t *testing.T) {
 		}
 		a, done := addition(t, text, one)
 		b, done2 := addition(t, text, two)
-		first := apply(t, text, a.edits)
+		first := apply(t, text, a.Edits)
 		if err := Parses(first); err != nil {
 			t.Errorf("%q: %v\n%s", l.text, err, first)
 		}
 		then, done3 := addition(t, first, two)
-		after := apply(t, first, then.edits)
+		after := apply(t, first, then.Edits)
 		done()
 		done2()
 		done3()
-		if a.composes != l.composes || b.composes != l.composes {
-			t.Errorf("%q: composes %v, want %v", l.text, a.composes, l.composes)
+		if a.Composes != l.composes || b.Composes != l.composes {
+			t.Errorf("%q: composes %v, want %v", l.text, a.Composes, l.composes)
 		}
 		if !l.composes {
-			if !finding.Conflicts(addingFix("", a), addingFix("", b)) {
+			if !finding.Conflicts(pyedit.AddingFix("", a), pyedit.AddingFix("", b)) {
 				t.Errorf("%q: additions that do not compose do not conflict", l.text)
 			}
 			continue
 		}
-		if finding.Conflicts(addingFix("", a), addingFix("", b)) {
+		if finding.Conflicts(pyedit.AddingFix("", a), pyedit.AddingFix("", b)) {
 			t.Errorf("%q: additions that compose conflict", l.text)
 		}
-		together := apply(t, text, append(append([]Edit(nil), a.edits...), b.edits...))
+		together := apply(t, text, append(append([]Edit(nil), a.Edits...), b.Edits...))
 		if string(together) != string(after) {
 			t.Errorf("%q: together\n%s\none after the other\n%s", l.text, together, after)
 		}
@@ -130,9 +132,9 @@ func TestListAdditionsOfOneKeyConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tree.Close()
-	src := NewSource([]byte("f(x)\n"))
+	src := semantic.NewSource([]byte("f(x)\n"))
 	args := goTree(tree).Root().NamedChild(0).NamedChild(0).ChildByFieldName("arguments")
-	fix := func(item string) *Fix { return addingFix("", listAddition(src, args, item)) }
+	fix := func(item string) *Fix { return pyedit.AddingFix("", pyedit.ListAddition(src, args, item)) }
 	for _, c := range []struct {
 		a, b     string
 		conflict bool
@@ -164,7 +166,7 @@ func TestImportPlacement(t *testing.T) {
 		{"\"\"\"Doc.\"\"\"", "\"\"\"Doc.\"\"\"\nIMPORT\n"},
 		{"x = 1\r\n", "IMPORT\r\nx = 1\r\n"},
 	}
-	q, err := loadQueries()
+	q, err := semantic.LoadQueries()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,13 +175,13 @@ func TestImportPlacement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := NewSource([]byte(c.text))
-		src.root = goTree(tree).Root()
-		f := buildFacts(src, goTree(tree), q)
+		src := semantic.NewSource([]byte(c.text))
+		src.Root = goTree(tree).Root()
+		f := semantic.BuildFacts(src, goTree(tree), q)
 		for line, add := range map[string]func() []Edit{
-			"import torch": func() []Edit { _, e := ensureImport(f, "torch"); return e },
+			"import torch": func() []Edit { _, e := pyedit.EnsureImport(f, "torch"); return e },
 			"from transformers import BitsAndBytesConfig": func() []Edit {
-				_, e := ensureFromImport(f, "transformers", "BitsAndBytesConfig")
+				_, e := pyedit.EnsureFromImport(f, "transformers", "BitsAndBytesConfig")
 				return e
 			},
 		} {
@@ -204,8 +206,8 @@ func TestInsertAfterLastLineWithoutLineEnding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := NewSource([]byte(c.in))
-		src.root = goTree(tree).Root()
+		src := semantic.NewSource([]byte(c.in))
+		src.Root = goTree(tree).Root()
 		var last *syntree.Node
 		for n := goTree(tree).Root(); n != nil && n.NamedChildCount() > 0; n = n.NamedChild(int(n.NamedChildCount()) - 1) {
 			if n.Type() == "expression_statement" {
@@ -213,7 +215,7 @@ func TestInsertAfterLastLineWithoutLineEnding(t *testing.T) {
 				break
 			}
 		}
-		e, ok := insertAfter(src, last, []string{"b.x = 0"})
+		e, ok := pyedit.InsertAfter(src, last, []string{"b.x = 0"})
 		if !ok {
 			t.Fatalf("%q: no insertion", c.in)
 		}

@@ -55,8 +55,8 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 			}
 			editSets = append(editSets, all)
 		}
-		// A line inserted before a line that is replaced (an insertAfter
-		// next to a replaceStatement), in both orders of the edits.
+		// A line inserted before a line that is replaced (an InsertAfter
+		// next to a ReplaceStatement), in both orders of the edits.
 		starts := []int{0}
 		for i, b := range text {
 			if b == '\n' && i+1 < len(text) {

@@ -3,6 +3,8 @@ package rewrite
 import (
 	"slices"
 	"testing"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // NewSource's line index, found from line ending to line ending, is the
@@ -28,10 +30,10 @@ func TestNewSourceLinesEqualByteScan(t *testing.T) {
 	extra := [][]byte{nil, []byte("\n"), []byte("\r\n"), []byte("\n\n"), []byte("a\r\nb\r\nc\n"), []byte("x = 1"), []byte("\r\n\r\n\n"), []byte("a\rb\n")}
 	texts := fixtureTexts(t, extra...)
 	for _, text := range texts {
-		s := NewSource(text)
+		s := semantic.NewSource(text)
 		starts, eol := plain(text)
-		if !slices.Equal(s.lineStarts, starts) || s.EOL != eol {
-			t.Errorf("%q: lines %v %q, byte scan %v %q", text[:min(len(text), 40)], s.lineStarts, s.EOL, starts, eol)
+		if !slices.Equal(s.LineStarts, starts) || s.EOL != eol {
+			t.Errorf("%q: lines %v %q, byte scan %v %q", text[:min(len(text), 40)], s.LineStarts, s.EOL, starts, eol)
 		}
 	}
 }

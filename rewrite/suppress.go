@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -22,7 +23,7 @@ var (
 // names), a bare "# loratune-fix: ignore" or "# noqa" (every rule), and "#
 // loratune-fix: skip-file" anywhere in the file. Only comments count, as the
 // parse sees them: a "# noqa" inside a string literal silences nothing.
-func suppress(src *Source, root *syntree.Node, findings []Finding) []Finding {
+func suppress(src *semantic.Source, root *syntree.Node, findings []Finding) []Finding {
 	if len(findings) == 0 {
 		return findings
 	}
@@ -54,7 +55,7 @@ func suppress(src *Source, root *syntree.Node, findings []Finding) []Finding {
 
 // lineDirectives returns the code lists of the suppression directives in
 // the comment on the line that starts at start: "" for a bare one.
-func lineDirectives(src *Source, root *syntree.Node, start int) []string {
+func lineDirectives(src *semantic.Source, root *syntree.Node, start int) []string {
 	end := src.LineEnd(start)
 	for at := start; at < end; {
 		i := bytes.IndexByte(src.Text[at:end], '#')
@@ -79,7 +80,7 @@ func lineDirectives(src *Source, root *syntree.Node, start int) []string {
 
 // commentAt returns the comment token that starts at byte i, or "" when the
 // parse has none there (the '#' is inside a string, or there is no '#').
-func commentAt(src *Source, root *syntree.Node, i int) string {
+func commentAt(src *semantic.Source, root *syntree.Node, i int) string {
 	n := root.NamedDescendantForByteRange(uint32(i), uint32(i))
 	if n == nil || n.Type() != "comment" || int(n.StartByte()) != i {
 		return ""

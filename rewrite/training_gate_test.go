@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"testing"
+
+	"github.com/loratune/loratune-fix/semantic"
 )
 
 // The training gate of the prefilter sees every training call markScopes
@@ -111,7 +113,7 @@ func TestHasTrainingCallEqualsRegexp(t *testing.T) {
 	}
 }
 
-// containsWord is the regular expression \bword\b it documents.
+// ContainsWord is the regular expression \bword\b it documents.
 func TestContainsWordEqualsRegexp(t *testing.T) {
 	pieces := []string{"model", "models", "_model", "model_", "x", ".", " ", "(", "\n", "2", "mo", "del"}
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -122,7 +124,7 @@ func TestContainsWordEqualsRegexp(t *testing.T) {
 			for n := rng.IntN(6); n >= 0; n-- {
 				b = append(b, pieces[rng.IntN(len(pieces))]...)
 			}
-			if got, want := containsWord(b, word), re.Match(b); got != want {
+			if got, want := semantic.ContainsWord(b, word), re.Match(b); got != want {
 				t.Fatalf("%q in %q: containsWord %v, regexp %v", word, b, got, want)
 			}
 		}

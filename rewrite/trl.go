@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loratune/loratune-fix/pyedit"
 	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
@@ -11,7 +12,7 @@ import (
 // trlLoad is a model handed to a TRL trainer as a name: TRL loads it, with
 // the keywords of SFTConfig(model_init_kwargs={...}).
 type trlLoad struct {
-	trainer *Call
+	trainer *semantic.Call
 	// modelID is the literal id, or (idKnown false) the expression that
 	// names it at run time ("args.model_name_or_path").
 	modelID    string
@@ -38,11 +39,11 @@ func isTrainingArgsClass(name string) bool { return semantic.Of(name).Has(semant
 func trlStringModels(p *Pass, fn func(*trlLoad)) {
 	f, text := p.Facts, p.Src.Text
 	for _, c := range f.Calls {
-		if !c.Is(semantic.TRLTrainer) || f.TrainingUse(c.Func) == NotTraining && c.Func != f.module {
+		if !c.Is(semantic.TRLTrainer) || f.TrainingUse(c.Func) == semantic.NotTraining && c.Func != f.Module {
 			continue
 		}
-		model := KeywordValue(c.Args, "model", text)
-		if args := realArgs(c.Args); model == nil && len(args) > 0 && args[0].Type() != "keyword_argument" {
+		model := semantic.KeywordValue(c.Args, "model", text)
+		if args := semantic.RealArgs(c.Args); model == nil && len(args) > 0 && args[0].Type() != "keyword_argument" {
 			model = args[0]
 		}
 		if model == nil {
@@ -50,15 +51,15 @@ func trlStringModels(p *Pass, fn func(*trlLoad)) {
 		}
 		id, known := f.ValueOf(model)
 		if !known {
-			if !f.namesModelAtRunTime(model) {
+			if !namesModelAtRunTime(f, model) {
 				continue // a model object, not a name
 			}
-			id = compact(model.Content(text))
+			id = semantic.Compact(model.Content(text))
 		}
 		t := &trlLoad{trainer: c, modelID: id, idKnown: known, entries: map[string]*syntree.Node{}}
 		cfgName := ""
-		if cfg := KeywordValue(c.Args, "args", text); cfg != nil {
-			cfgName = compact(cfg.Content(text))
+		if cfg := semantic.KeywordValue(c.Args, "args", text); cfg != nil {
+			cfgName = semantic.Compact(cfg.Content(text))
 			if def := f.SoleValue(cfg); def != nil && def.Type() == "call" {
 				t.configArgs = def.ChildByFieldName("arguments")
 				t.configTRL = semantic.Of(f.CalleeOf(def)).Has(semantic.TRLConfig)
@@ -66,7 +67,7 @@ func trlStringModels(p *Pass, fn func(*trlLoad)) {
 		}
 		if t.configArgs != nil {
 			for _, k := range []string{"packing", "padding_free"} {
-				if v := KeywordValue(t.configArgs, k, text); v != nil && v.Content(text) == "True" {
+				if v := semantic.KeywordValue(t.configArgs, k, text); v != nil && v.Content(text) == "True" {
 					t.packing = true
 				}
 			}
@@ -74,18 +75,18 @@ func trlStringModels(p *Pass, fn func(*trlLoad)) {
 		// Where TRL reads its load keywords, the last that applies: the
 		// trainer's own model_init_kwargs= (older TRL), the config's
 		// keyword, then cfg.model_init_kwargs = {...} set after it.
-		kw := KeywordValue(c.Args, "model_init_kwargs", text)
+		kw := semantic.KeywordValue(c.Args, "model_init_kwargs", text)
 		if kw == nil && t.configArgs != nil {
-			kw = KeywordValue(t.configArgs, "model_init_kwargs", text)
+			kw = semantic.KeywordValue(t.configArgs, "model_init_kwargs", text)
 		}
-		if a := f.lastAttrWrite(cfgName, "model_init_kwargs", c.Node); a != nil {
+		if a := lastAttrWrite(f, cfgName, "model_init_kwargs", c.Node); a != nil {
 			kw = a.Value
 		}
 		if kw != nil {
 			t.initKw = f.SoleValue(kw)
 			if t.initKw != nil && t.initKw.Type() == "string" {
 				t.jsonString = true
-			} else if t.initKw == nil || !dictEntries(t.initKw, text, t.entries) {
+			} else if t.initKw == nil || !semantic.DictEntries(t.initKw, text, t.entries) {
 				t.initKw = nil
 				continue // built elsewhere: nothing to say safely
 			}
@@ -98,18 +99,18 @@ func trlStringModels(p *Pass, fn func(*trlLoad)) {
 // to the dict, or adds model_init_kwargs to the config.
 func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 	if v := t.entries[key]; v != nil {
-		return &Fix{Edits: []Edit{{Start: start(v), End: end(v), NewText: value}}}, true
+		return &Fix{Edits: []Edit{{Start: v.Start(), End: v.End(), NewText: value}}}, true
 	}
 	switch {
 	case t.initKw != nil && t.initKw.Type() == "dictionary":
-		return addingFix("", listAddition(p.Src, t.initKw, fmt.Sprintf("%q: %s", key, value))), true
+		return pyedit.AddingFix("", pyedit.ListAddition(p.Src, t.initKw, fmt.Sprintf("%q: %s", key, value))), true
 	case t.initKw != nil && t.initKw.Type() == "call":
 		args := t.initKw.ChildByFieldName("arguments")
-		return addingFix("", listAddition(p.Src, args, key+"="+value)), true
-	case t.initKw == nil && t.configArgs != nil && t.configTRL && !HasSplat(t.configArgs):
+		return pyedit.AddingFix("", pyedit.ListAddition(p.Src, args, key+"="+value)), true
+	case t.initKw == nil && t.configArgs != nil && t.configTRL && !semantic.HasSplat(t.configArgs):
 		// Two of these add the one keyword model_init_kwargs: they conflict,
 		// and the second adds to the dict on the next pass.
-		return addKeyword(p.Src, t.configArgs, "", "model_init_kwargs", fmt.Sprintf("{%q: %s}", key, value)), true
+		return pyedit.AddKeyword(p.Src, t.configArgs, "", "model_init_kwargs", fmt.Sprintf("{%q: %s}", key, value)), true
 	}
 	return nil, false
 }
@@ -117,19 +118,19 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 // packingInFile reports an SFTConfig (or, in TRL's older keyword form, an
 // SFTTrainer) with packing=True or padding_free=True, or llama-recipes'
 // batching_strategy "packing".
-func packingInFile(f *Facts) bool {
+func packingInFile(f *semantic.Facts) bool {
 	text := f.Src.Text
 	// llama-recipes packs its batches into fixed-length chunks with
 	// train_config.batching_strategy = "packing" (or the keyword).
 	for _, a := range f.Assigns {
 		if strings.HasSuffix(a.Text, ".batching_strategy") {
-			if s, ok := StringValue(a.Value, text); ok && s == "packing" {
+			if s, ok := semantic.StringValue(a.Value, text); ok && s == "packing" {
 				return true
 			}
 		}
 	}
 	for _, c := range f.Calls {
-		if s, ok := StringValue(KeywordValue(c.Args, "batching_strategy", text), text); ok && s == "packing" {
+		if s, ok := semantic.StringValue(semantic.KeywordValue(c.Args, "batching_strategy", text), text); ok && s == "packing" {
 			return true
 		}
 	}
@@ -138,7 +139,7 @@ func packingInFile(f *Facts) bool {
 			continue
 		}
 		for _, k := range []string{"packing", "padding_free"} {
-			if v := KeywordValue(c.Args, k, text); v != nil && v.Content(text) == "True" {
+			if v := semantic.KeywordValue(c.Args, k, text); v != nil && v.Content(text) == "True" {
 				return true
 			}
 		}
@@ -149,21 +150,21 @@ func packingInFile(f *Facts) bool {
 // quantized reports a model TRL loads quantized: a quantization_config in
 // model_init_kwargs or given to the trainer itself (not a literal None), or
 // a checkpoint published quantized.
-func (t *trlLoad) quantized(f *Facts) bool {
+func (t *trlLoad) quantized(f *semantic.Facts) bool {
 	text := f.Src.Text
-	for _, v := range []*syntree.Node{t.entries["quantization_config"], KeywordValue(t.trainer.Args, "quantization_config", text)} {
+	for _, v := range []*syntree.Node{t.entries["quantization_config"], semantic.KeywordValue(t.trainer.Args, "quantization_config", text)} {
 		if v != nil && v.Content(text) != "None" {
 			return true
 		}
 	}
-	return preQuantizedID(t.modelID)
+	return semantic.PreQuantizedID(t.modelID)
 }
 
 // flash describes a flash attention TRL loads the model with, from
 // model_init_kwargs, or "".
-func (t *trlLoad) flash(f *Facts) string {
+func (t *trlLoad) flash(f *semantic.Facts) string {
 	text := f.Src.Text
-	if s, ok := StringValue(t.entries["attn_implementation"], text); ok && flashValues[s] {
+	if s, ok := semantic.StringValue(t.entries["attn_implementation"], text); ok && flashValues[s] {
 		return fmt.Sprintf("attn_implementation=%q", s)
 	}
 	if v := t.entries["use_flash_attention_2"]; v != nil && v.Content(text) == "True" {
@@ -176,7 +177,7 @@ func (t *trlLoad) flash(f *Facts) string {
 // run time (args.model_name_or_path, a parameter), not a model object: its
 // every value is a plain attribute or name the flow cannot follow further,
 // and none of them is a load.
-func (f *Facts) namesModelAtRunTime(model *syntree.Node) bool {
+func namesModelAtRunTime(f *semantic.Facts, model *syntree.Node) bool {
 	vals, _ := f.Values(model)
 	if len(vals) == 0 {
 		return false
@@ -189,7 +190,7 @@ func (f *Facts) namesModelAtRunTime(model *syntree.Node) bool {
 			return false // a name that does not say it names a model
 		}
 		for _, l := range f.ModelLoads() {
-			if l.Target == compact(v.Content(f.Src.Text)) {
+			if l.Target == semantic.Compact(v.Content(f.Src.Text)) {
 				return false
 			}
 		}
@@ -199,11 +200,11 @@ func (f *Facts) namesModelAtRunTime(model *syntree.Node) bool {
 
 // lastAttrWrite is the last statement before at, in at's scope or the
 // module, that sets obj.attr = value, or nil.
-func (f *Facts) lastAttrWrite(obj, attr string, at *syntree.Node) *Assign {
+func lastAttrWrite(f *semantic.Facts, obj, attr string, at *syntree.Node) *semantic.Assign {
 	if obj == "" {
 		return nil
 	}
-	var last *Assign
+	var last *semantic.Assign
 	for _, a := range f.Assigns {
 		if a.Text == obj+"."+attr && a.Node.EndByte() <= at.StartByte() && !f.Dead(int(a.Node.StartByte())) {
 			last = a

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loratune/loratune-fix/finding"
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // applyVerified applies the chosen fixes together and keeps the result if it

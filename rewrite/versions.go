@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 	"github.com/loratune/loratune-fix/version"
 )
@@ -23,16 +24,16 @@ var vendoredPath = regexp.MustCompile(`(?:^|[/\\])(transformers|peft|trl)(?:[/\\
 // from a copy of its own source (sys.path.append("./peft/src")) marked as
 // a vendored copy: that fork is what the script imports, whatever the pins
 // say, and it may lack any upstream name (DOMAIN §10).
-func withVendored(f *Facts, vs Versions) Versions {
+func withVendored(f *semantic.Facts, vs Versions) Versions {
 	text := f.Src.Text
 	for _, c := range f.Calls {
 		if c.Qual != "sys.path.append" && c.Qual != "sys.path.insert" {
 			continue
 		}
-		walkNodes(c.Args, func(n *syntree.Node) bool {
-			s, ok := StringValue(n, text)
+		semantic.WalkNodes(c.Args, func(n *syntree.Node) bool {
+			s, ok := semantic.StringValue(n, text)
 			if m := vendoredPath.FindStringSubmatch(s); ok && m != nil {
-				vs.Set(m[1], Version{Ref: "a vendored copy", Source: fmt.Sprintf("sys.path, line %d", f.Src.Position(start(c.Node)).Line)})
+				vs.Set(m[1], Version{Ref: "a vendored copy", Source: fmt.Sprintf("sys.path, line %d", f.Src.Position(c.Node.Start()).Line)})
 				return false
 			}
 			return true

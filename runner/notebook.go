@@ -12,6 +12,7 @@ import (
 	"github.com/loratune/loratune-fix/notebook"
 	"github.com/loratune/loratune-fix/pins"
 	"github.com/loratune/loratune-fix/rewrite"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/version"
 )
 
@@ -110,7 +111,7 @@ func scriptCells(ctx context.Context, opts *Options, f *finding.FileResult, nb *
 			f.Err = &FileError{f.Path, fmt.Errorf("cell %d (%s): %w", c.Index, name, err)}
 			return ran, false
 		}
-		src := rewrite.NewSource([]byte(c.Source))
+		src := semantic.NewSource([]byte(c.Source))
 		for _, fd := range res.Findings {
 			fd = shiftFinding(fd, header)
 			fd.StartPos, fd.EndPos = src.Position(fd.Start), src.Position(fd.End)
@@ -139,11 +140,11 @@ func sortDiags(ds []finding.Diag) {
 // cell than its finding is not applied (FixFrozen refuses it); its finding
 // is kept without the fix.
 func notebookDiags(v *notebook.Virtual, findings []finding.Finding) []finding.Diag {
-	sources := map[*notebook.Cell]*rewrite.Source{}
+	sources := map[*notebook.Cell]*semantic.Source{}
 	pos := func(c *notebook.Cell, at int) finding.Position {
 		s, ok := sources[c]
 		if !ok {
-			s = rewrite.NewSource([]byte(c.Source))
+			s = semantic.NewSource([]byte(c.Source))
 			sources[c] = s
 		}
 		return s.Position(at)

@@ -1,9 +1,9 @@
 // Package semantic is the program model that loratune-fix's rules read
-// instead of the text as written. It sits below the rules and the edit
-// helpers (rewrite/, launch/) and above the syntax tree; it holds no edit
-// and no rule.
+// instead of the text as written. It sits below the rules (rewrite/,
+// launch/) and the edit helpers (pyedit/) and above the syntax tree
+// (syntree/); it holds no edit and no rule.
 //
-// The model answers, for one file:
+// Two layers. The first needs no tree:
 //
 //   - names: what a written name stands for once the file's imports are
 //     read (Imports.Resolve: `wrap` -> "peft.get_peft_model" after `from peft
@@ -13,12 +13,25 @@
 //     Trainer, TRLConfig...), so that no rule compares a name an import can
 //     rename;
 //   - models: what a model class and id say about the model (KindOf: causal
-//     LM, encoder-only, encoder-decoder, vision-language; Params: its size),
-//     so that rules for causal LMs skip the others and messages quote the
-//     model in the file.
+//     LM, encoder-only, encoder-decoder, vision-language; Params: its size;
+//     the families the rules single out), so that rules for causal LMs skip
+//     the others and messages quote the model in the file.
 //
-// The per-file analyses built on these (reaching definitions with branch
-// conditions, the loads and where their values go, the adapter graph) are
-// built once per file by the engine (rewrite.Facts) from this package's
-// answers; they move here as they are rewritten onto it.
+// The second is the file model, built once per pass over a text by
+// BuildFacts from a Source and its tree, and shared by every rule:
+//
+//   - facts.go: the calls with their resolved names and roles, assignments,
+//     functions and scopes; querycompile.go, the queries that find them;
+//   - flow.go and values.go: reaching definitions on each path, the values a
+//     name may hold, constant conditions (dead branches);
+//   - loads.go: the loads (kind, id, quantization per path, tuple targets,
+//     loader classes held in variables);
+//   - model.go: where a load's value goes (Verdict: Training, NotTraining,
+//     Shared, Unseen), adapter evidence, the tokenizer of a load;
+//   - scope.go: adapter scope per load, optional adapters, dead code;
+//   - kwargs.go, padflow.go, source_of.go, dtypes.go: settings as the call
+//     sees them (keyword dicts, the pad a tokenizer gets, where a value comes
+//     from, dtypes written as strings);
+//   - source.go and syntax.go: the text (lines, positions, indentation) and
+//     the node helpers every reader shares.
 package semantic

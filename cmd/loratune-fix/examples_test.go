@@ -1,13 +1,14 @@
 package main
 
 import (
-	"github.com/loratune/loratune-fix/config"
-	"github.com/loratune/loratune-fix/rewrite"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/loratune/loratune-fix/config"
+	"github.com/loratune/loratune-fix/rewrite"
 )
 
 // The examples under examples/ call `loratune-fix migrate` with flags that

@@ -1,8 +1,10 @@
-package rewrite
+package pyedit
 
 import (
 	"strings"
 
+	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -15,7 +17,7 @@ import (
 // library's. ok is false where the file has no import block to go by, or
 // the place is not a line of its own: the caller then puts the line after
 // the last import.
-func importPlace(f *Facts, line string) (Edit, bool) {
+func importPlace(f *semantic.Facts, line string) (finding.Edit, bool) {
 	src := f.Src
 	blocks := importBlocks(f)
 	key := importKey(line)
@@ -27,45 +29,45 @@ func importPlace(f *Facts, line string) (Edit, bool) {
 			if !keyLess(key, importKey(st.Content(src.Text))) {
 				continue
 			}
-			if _, own := src.Indent(start(st)); !own {
-				return Edit{}, false
+			if _, own := src.Indent(st.Start()); !own {
+				return finding.Edit{}, false
 			}
 			// Before the statement and the comment lines right above it,
 			// which isort keeps with it.
-			at := src.LineStart(start(st))
+			at := src.LineStart(st.Start())
 			for at > 0 && strings.HasPrefix(strings.TrimSpace(string(src.Text[src.LineStart(at-1):at])), "#") {
 				at = src.LineStart(at - 1)
 			}
 			if at == 0 {
 				// The comments open the file: its header stays first.
-				at = src.LineStart(start(st))
+				at = src.LineStart(st.Start())
 			}
-			return Edit{Start: at, End: at, NewText: line + src.EOL}, true
+			return finding.Edit{Start: at, End: at, NewText: line + src.EOL}, true
 		}
-		return insertAfter(src, b[len(b)-1], []string{line})
+		return InsertAfter(src, b[len(b)-1], []string{line})
 	}
 	// No third-party block: one of its own after the standard library's.
 	for i := len(blocks) - 1; i >= 0; i-- {
 		b := blocks[i]
 		if stdlibBlock(b, src.Text) {
-			e, ok := insertAfter(src, b[len(b)-1], []string{line})
+			e, ok := InsertAfter(src, b[len(b)-1], []string{line})
 			if ok {
 				e.NewText = src.EOL + e.NewText
 			}
 			return e, ok
 		}
 	}
-	return Edit{}, false
+	return finding.Edit{}, false
 }
 
 // importBlocks parts the top-level imports into blocks, as isort reads
 // sections: statements on following lines (comment lines between them
 // allowed) form one block; a blank line or code between ends it.
-func importBlocks(f *Facts) [][]*syntree.Node {
+func importBlocks(f *semantic.Facts) [][]*syntree.Node {
 	src := f.Src
 	var blocks [][]*syntree.Node
-	for i, st := range f.importStmts {
-		if i > 0 && joined(src, f.importStmts[i-1], st) {
+	for i, st := range f.ImportStmts {
+		if i > 0 && joined(src, f.ImportStmts[i-1], st) {
 			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], st)
 			continue
 		}
@@ -76,9 +78,9 @@ func importBlocks(f *Facts) [][]*syntree.Node {
 
 // joined reports only comment lines between statement a and the next
 // import b.
-func joined(src *Source, a, b *syntree.Node) bool {
-	from, to := src.LineEnd(end(a)), src.LineStart(start(b))
-	if rest := strings.TrimSpace(string(src.Text[end(a):min(from, start(b))])); from > to || rest != "" && !strings.HasPrefix(rest, "#") {
+func joined(src *semantic.Source, a, b *syntree.Node) bool {
+	from, to := src.LineEnd(a.End()), src.LineStart(b.Start())
+	if rest := strings.TrimSpace(string(src.Text[a.End():min(from, b.Start())])); from > to || rest != "" && !strings.HasPrefix(rest, "#") {
 		return false // b on a's line, or code after a
 	}
 	for _, l := range strings.SplitAfter(string(src.Text[from:to]), "\n") {

@@ -1,4 +1,4 @@
-package rewrite
+package semantic
 
 import (
 	"bytes"
@@ -9,14 +9,14 @@ import (
 
 // Questions about the syntax tree that any rule may ask.
 
-// within reports whether inner lies inside outer.
-func within(inner, outer *syntree.Node) bool {
+// Within reports whether inner lies inside outer.
+func Within(inner, outer *syntree.Node) bool {
 	return inner.StartByte() >= outer.StartByte() && inner.EndByte() <= outer.EndByte()
 }
 
-// identifiers lists the identifier nodes under n that name a variable
+// Identifiers lists the identifier nodes under n that name a variable
 // spelled name (not an attribute's or a keyword argument's name).
-func identifiers(n *syntree.Node, name string, text []byte) []*syntree.Node {
+func Identifiers(n *syntree.Node, name string, text []byte) []*syntree.Node {
 	var out []*syntree.Node
 	var walk func(*syntree.Node)
 	walk = func(c *syntree.Node) {
@@ -48,9 +48,9 @@ func identifiers(n *syntree.Node, name string, text []byte) []*syntree.Node {
 	return out
 }
 
-// importedNames finds "from <module>[.x] import name [as alias]" anywhere in
+// ImportedNames finds "from <module>[.x] import name [as alias]" anywhere in
 // the file and returns the name nodes.
-func importedNames(f *Facts, module, name string) []*syntree.Node {
+func ImportedNames(f *Facts, module, name string) []*syntree.Node {
 	text := f.Src.Text
 	if !bytes.Contains(text, []byte(name)) {
 		return nil // the walk below costs a cgo call per node
@@ -83,19 +83,30 @@ func importedNames(f *Facts, module, name string) []*syntree.Node {
 	return out
 }
 
-// containsWord reports word in text between word boundaries (as the
+// ContainsWord reports word in text between word boundaries (as the
 // regular expression \bword\b, for a word of identifier bytes).
-func containsWord(text []byte, word string) bool {
+func ContainsWord(text []byte, word string) bool {
 	for at := 0; at < len(text); {
 		i := bytes.Index(text[at:], []byte(word))
 		if i < 0 {
 			return false
 		}
 		start, end := at+i, at+i+len(word)
-		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+		if (start == 0 || !IsWordByte(text[start-1])) && (end == len(text) || !IsWordByte(text[end])) {
 			return true
 		}
 		at = start + 1
 	}
 	return false
+}
+
+// RealArgs are the arguments of an argument_list, comments left out.
+func RealArgs(args *syntree.Node) []*syntree.Node {
+	var out []*syntree.Node
+	for _, a := range args.NamedChildren() {
+		if a.Type() != "comment" {
+			out = append(out, a)
+		}
+	}
+	return out
 }

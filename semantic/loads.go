@@ -1,11 +1,10 @@
-package rewrite
+package semantic
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -16,7 +15,7 @@ type Load struct {
 	// goes (model.go); Why says so in words, for messages.
 	Use   Use
 	Why   string
-	sinks []sink
+	Sinks []Sink
 	// Quantized loads (QLoRA) keep their dtype and device_map.
 	Quantized bool
 	// MaybeQuantized: quantized on some paths only (a quantization_config
@@ -31,7 +30,7 @@ type Load struct {
 	// Family knowledge reads it for warnings, never for an edit.
 	DefaultID string
 	// Kind: the architecture the class and id tell (semantic.KindOf).
-	Kind semantic.Kind
+	Kind Kind
 	// Adapter: the value reaches an adapter on its way to training; a
 	// training load without one is a full fine-tune, reported, not edited.
 	// OptionalAdapter: only on some paths (if args.use_lora: ...), so a
@@ -61,7 +60,7 @@ func (f *Facts) findLoads() []*Load {
 			}
 			continue
 		}
-		if c.Method != "from_pretrained" && c.Method != "from_config" || semantic.Of(c.Qual) == 0 && c.Qual != c.Dotted {
+		if c.Method != "from_pretrained" && c.Method != "from_config" || Of(c.Qual) == 0 && c.Qual != c.Dotted {
 			continue // a class of another framework, resolved through its import
 		}
 		parts := strings.Split(c.Qual, ".")
@@ -69,33 +68,33 @@ func (f *Facts) findLoads() []*Load {
 			continue
 		}
 		class := parts[len(parts)-2]
-		if len(parts) == 2 && !semantic.ModelClass(class) && !f.modelSubclass(class) {
+		if len(parts) == 2 && !ModelClass(class) && !f.modelSubclass(class) {
 			// loader = AutoModelForCausalLM if text_only else AutoModelForImageTextToText
 			if held := f.heldClass(c); held != "" {
 				class = held
 			}
 		}
-		if !semantic.ModelClass(class) && !f.modelSubclass(class) || class == "PeftModel" || strings.Contains(class, "Tokenizer") {
+		if !ModelClass(class) && !f.modelSubclass(class) || class == "PeftModel" || strings.Contains(class, "Tokenizer") {
 			continue
 		}
 		if f.Dead(int(c.Node.StartByte())) {
 			continue
 		}
 		l := &Load{Call: c, Stmt: Statement(c.Node)}
-		l.Target = assignedTo(c.Node, text)
-		l.sinks = f.traceLoad(c.Node)
-		l.Use, l.Why = verdict(l.sinks)
+		l.Target = AssignedTo(c.Node, text)
+		l.Sinks = f.traceLoad(c.Node)
+		l.Use, l.Why = Verdict(l.Sinks)
 		always := false
 		var optional []*syntree.Node
-		for _, s := range l.sinks {
+		for _, s := range l.Sinks {
 			l.Adapter = l.Adapter || s.adapter
 			always = always || s.adapter && !s.optional
-			if s.adapter && s.optional && s.at != nil {
-				optional = append(optional, s.at)
+			if s.adapter && s.optional && s.At != nil {
+				optional = append(optional, s.At)
 			}
 		}
 		l.OptionalAdapter = l.Adapter && !always && !f.everyBranch(optional)
-		trains := f.TrainingUse(c.Func) != NotTraining || c.Func == f.module && f.HasTraining()
+		trains := f.TrainingUse(c.Func) != NotTraining || c.Func == f.Module && f.HasTraining()
 		if l.Use == Unseen && !trains && !f.readsTrainingOption(c) {
 			l.Use = NotTraining // nothing trains here: no edit was ever due
 		}
@@ -115,7 +114,7 @@ func (f *Facts) findLoads() []*Load {
 		}
 		l.kwargs = f.resolveKwargs(c)
 		if c.Method == "from_pretrained" {
-			arg := firstArg(c.Args, "pretrained_model_name_or_path", text)
+			arg := FirstArg(c.Args, "pretrained_model_name_or_path", text)
 			l.ModelID, l.IDKnown = f.ValueOf(arg)
 			if !l.IDKnown {
 				l.ModelID, l.IDKnown = f.classAttribute(arg)
@@ -124,7 +123,7 @@ func (f *Facts) findLoads() []*Load {
 				l.DefaultID = f.optionDefaultString(arg)
 			}
 		}
-		l.Kind = semantic.KindOf(class, l.ModelID)
+		l.Kind = KindOf(class, l.ModelID)
 		l.Quantized, l.MaybeQuantized = f.quantized(l)
 		if l.Quantized {
 			// A base quantized on every path cannot be trained whole (the
@@ -152,7 +151,7 @@ func (f *Facts) readsTrainingOption(c *Call) bool {
 	}
 	found := false
 	for _, v := range vals {
-		walkNodes(v, func(n *syntree.Node) bool {
+		WalkNodes(v, func(n *syntree.Node) bool {
 			if p := n.Parent(); n.Type() == "identifier" && !(p.Type() == "keyword_argument" && p.ChildByFieldName("name").Equal(n)) {
 				name := strings.ToLower(n.Content(text))
 				found = found || strings.Contains(name, "gradient_checkpointing") || strings.Contains(name, "lora") || strings.Contains(name, "peft")
@@ -176,8 +175,8 @@ func (f *Facts) lazyLoad(c *Call) *Load {
 	if v == nil || v.Type() != "attribute" {
 		return nil
 	}
-	qual := f.Resolve(dottedName(v, text))
-	if !semantic.Of(qual).Has(semantic.ModelLoad) || strings.Contains(qual, "PeftModel") || f.Dead(int(c.Node.StartByte())) {
+	qual := f.Resolve(DottedName(v, text))
+	if !Of(qual).Has(ModelLoad) || strings.Contains(qual, "PeftModel") || f.Dead(int(c.Node.StartByte())) {
 		return nil
 	}
 	parts := strings.Split(qual, ".")
@@ -189,7 +188,7 @@ func (f *Facts) lazyLoad(c *Call) *Load {
 	l.kwargs = f.resolveKwargs(c)
 	arg := KeywordValue(c.Args, "pretrained_model_name_or_path", text)
 	l.ModelID, l.IDKnown = f.ValueOf(arg)
-	l.Kind = semantic.KindOf(parts[len(parts)-2], l.ModelID)
+	l.Kind = KindOf(parts[len(parts)-2], l.ModelID)
 	l.Quantized, l.MaybeQuantized = f.quantized(l)
 	return l
 }
@@ -203,7 +202,7 @@ func (f *Facts) adapterConfigBeside(c *Call) bool {
 	if kw == nil || kw.Type() != "keyword_argument" || kw.Parent() == nil {
 		return false
 	}
-	for _, arg := range realArgs(kw.Parent()) {
+	for _, arg := range RealArgs(kw.Parent()) {
 		val := arg.ChildByFieldName("value")
 		if arg.Type() != "keyword_argument" || val == nil || val.Type() != "call" {
 			continue
@@ -211,10 +210,10 @@ func (f *Facts) adapterConfigBeside(c *Call) bool {
 		callee := f.CalleeOf(val)
 		if callee == "dict" {
 			if t := KeywordValue(val.ChildByFieldName("arguments"), "type", text); t != nil {
-				callee = f.Resolve(dottedName(t, text))
+				callee = f.Resolve(DottedName(t, text))
 			}
 		}
-		if semantic.Of(callee).Has(semantic.AdapterConfig) {
+		if Of(callee).Has(AdapterConfig) {
 			return true
 		}
 	}
@@ -234,10 +233,10 @@ func (l *Load) UndecidedMessage(advice string) string {
 	return fmt.Sprintf("the flow cannot see whether this load is trained (%s): %s", l.Why, advice)
 }
 
-// noDecoderTrained reports a file whose loads that may train are all
+// NoDecoderTrained reports a file whose loads that may train are all
 // encoders or seq2seq models (BERT, T5): the causal-LM rules (padding
 // side, pad token, KV cache, attention) have nothing to say there.
-func (f *Facts) noDecoderTrained() bool {
+func (f *Facts) NoDecoderTrained() bool {
 	seen := false
 	for _, l := range f.ModelLoads() {
 		if l.Use == NotTraining {
@@ -262,11 +261,11 @@ func (f *Facts) TrainingLoads() []*Load {
 	return out
 }
 
-func isWordByte(b byte) bool {
+func IsWordByte(b byte) bool {
 	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
-var quantKeywords = []string{"quantization_config", "load_in_4bit", "load_in_8bit"}
+var QuantKeywords = []string{"quantization_config", "load_in_4bit", "load_in_8bit"}
 
 // quantized reports a quantized load on every path (always) or on some
 // paths only (sometimes), from its quantization_config, load_in_4bit and
@@ -277,17 +276,17 @@ var quantKeywords = []string{"quantization_config", "load_in_4bit", "load_in_8bi
 // dequantize=True loads plain weights: not quantized training.
 func (f *Facts) quantized(l *Load) (always, sometimes bool) {
 	text := f.Src.Text
-	if l.IDKnown && preQuantizedID(l.ModelID) {
+	if l.IDKnown && PreQuantizedID(l.ModelID) {
 		return true, false
 	}
-	for _, k := range quantKeywords {
+	for _, k := range QuantKeywords {
 		v := l.Arg(k, text)
 		if v == nil {
 			continue
 		}
 		vals, ok := f.Values(v)
 		if v.Type() == "conditional_expression" {
-			if kids := namedNoComments(v); len(kids) == 3 {
+			if kids := NamedNoComments(v); len(kids) == 3 {
 				vals, ok = []*syntree.Node{kids[0], kids[2]}, true // X if opt else None
 			}
 		}
@@ -354,9 +353,9 @@ func (f *Facts) quantizes(x *syntree.Node) quantKind {
 			b := KeywordValue(args, bit, text)
 			switch {
 			case b == nil:
-			case f.always(b, "true"):
+			case f.Always(b, "true"):
 				return quantAlways
-			case !f.always(b, "false"):
+			case !f.Always(b, "false"):
 				kind = quantMaybe
 			}
 		}
@@ -368,10 +367,10 @@ func (f *Facts) quantizes(x *syntree.Node) quantKind {
 	return quantAlways
 }
 
-// preQuantizedID reports a checkpoint published already quantized
+// PreQuantizedID reports a checkpoint published already quantized
 // ("unsloth/llama-3-8b-bnb-4bit", "TheBloke/Llama-2-7B-GPTQ"): its own
 // config quantizes the load, whatever the call says.
-func preQuantizedID(id string) bool {
+func PreQuantizedID(id string) bool {
 	id = strings.ToLower(id)
 	for _, mark := range []string{"bnb-4bit", "bnb_4bit", "-4bit", "-8bit", "gptq", "-awq", "_awq", "-int4", "-int8"} {
 		if strings.Contains(id, mark) {
@@ -381,9 +380,9 @@ func preQuantizedID(id string) bool {
 	return false
 }
 
-// assignedTo is the target of "target = <call>" (the call possibly chained,
+// AssignedTo is the target of "target = <call>" (the call possibly chained,
 // as in .to(device)), or "".
-func assignedTo(call *syntree.Node, text []byte) string {
+func AssignedTo(call *syntree.Node, text []byte) string {
 	n := call
 	for p := n.Parent(); p != nil; p = n.Parent() {
 		switch p.Type() {
@@ -399,13 +398,13 @@ func assignedTo(call *syntree.Node, text []byte) string {
 				// model, info = X.from_pretrained(..., output_loading_info=True);
 				// model, tokenizer = FastLanguageModel.from_pretrained(...):
 				// the first name is the model.
-				if first := namedNoComments(l); len(first) > 0 && first[0].Type() == "identifier" {
+				if first := NamedNoComments(l); len(first) > 0 && first[0].Type() == "identifier" {
 					return first[0].Content(text)
 				}
 				return ""
 			}
 			if l != nil && l.Type() != "pattern_list" && l.Type() != "tuple_pattern" {
-				if t := compact(l.Content(text)); !strings.Contains(t, "#") {
+				if t := Compact(l.Content(text)); !strings.Contains(t, "#") {
 					return t
 				}
 				return "" // a target spanning a comment cannot be written back
@@ -416,9 +415,9 @@ func assignedTo(call *syntree.Node, text []byte) string {
 	return ""
 }
 
-// statementIn returns the statement holding n that sits directly in the
+// StatementIn returns the statement holding n that sits directly in the
 // body of scope fn (or the module), or nil.
-func (f *Facts) statementIn(n *syntree.Node, fn *Func) *syntree.Node {
+func (f *Facts) StatementIn(n *syntree.Node, fn *Func) *syntree.Node {
 	body := f.Root
 	if fn.Node != nil {
 		body = fn.Body
@@ -452,9 +451,9 @@ func (f *Facts) modelSubclass(class string) bool {
 			return false
 		}
 		for _, sup := range supers.NamedChildren() {
-			base := dottedName(sup, text)
+			base := DottedName(sup, text)
 			base = base[strings.LastIndexByte(base, '.')+1:]
-			if semantic.ModelClass(base) || base != class && f.modelSubclass(base) {
+			if ModelClass(base) || base != class && f.modelSubclass(base) {
 				return true
 			}
 		}
@@ -494,7 +493,7 @@ func (f *Facts) classAttribute(n *syntree.Node) (string, bool) {
 			continue
 		}
 		v := a.ChildByFieldName("right")
-		if v != nil && semantic.Last(f.CalleeOf(v)) == "field" {
+		if v != nil && Last(f.CalleeOf(v)) == "field" {
 			v = KeywordValue(v.ChildByFieldName("arguments"), "default", text)
 		}
 		found, ok = StringValue(v, text) // the last assignment in the body wins
@@ -523,11 +522,11 @@ func (f *Facts) optionDefaultString(n *syntree.Node) string {
 	if n == nil || n.Type() != "attribute" {
 		return ""
 	}
-	o := f.option(n.ChildByFieldName("attribute").Content(f.Src.Text))
+	o := f.Option(n.ChildByFieldName("attribute").Content(f.Src.Text))
 	if o == nil {
 		return ""
 	}
-	s, _ := StringValue(o.def, f.Src.Text)
+	s, _ := StringValue(o.Def, f.Src.Text)
 	return s
 }
 
@@ -545,8 +544,8 @@ func (f *Facts) mainGuardBody(n *syntree.Node) *syntree.Node {
 		}
 		cond := cur.ChildByFieldName("condition")
 		body := cur.ChildByFieldName("consequence")
-		if cond == nil || body == nil || !strings.Contains(compact(cond.Content(f.Src.Text)), "__name__==") ||
-			!strings.Contains(cond.Content(f.Src.Text), "__main__") || !within(n, body) {
+		if cond == nil || body == nil || !strings.Contains(Compact(cond.Content(f.Src.Text)), "__name__==") ||
+			!strings.Contains(cond.Content(f.Src.Text), "__main__") || !Within(n, body) {
 			return nil
 		}
 		return body
@@ -572,10 +571,10 @@ func (f *Facts) heldClass(c *Call) string {
 		}
 		switch n.Type() {
 		case "conditional_expression":
-			kids := namedNoComments(n)
+			kids := NamedNoComments(n)
 			return len(kids) == 3 && add(kids[0], depth+1) && add(kids[2], depth+1)
 		case "parenthesized_expression":
-			kids := namedNoComments(n)
+			kids := NamedNoComments(n)
 			return len(kids) == 1 && add(kids[0], depth+1)
 		case "identifier", "attribute":
 			if n.Equal(obj) {
@@ -590,9 +589,9 @@ func (f *Facts) heldClass(c *Call) string {
 				}
 				return len(vals) > 0
 			}
-			q := f.Resolve(dottedName(n, f.Src.Text))
-			name := semantic.Last(q)
-			if !semantic.ModelClass(name) || !semantic.Of(q+".from_pretrained").Has(semantic.ModelLoad) || q == name {
+			q := f.Resolve(DottedName(n, f.Src.Text))
+			name := Last(q)
+			if !ModelClass(name) || !Of(q+".from_pretrained").Has(ModelLoad) || q == name {
 				return false // a class this file imports from a library
 			}
 			classes = append(classes, name)
@@ -612,7 +611,7 @@ func (f *Facts) heldClass(c *Call) string {
 // whichever the condition (corpus shape N16).
 func (f *Facts) everyBranch(calls []*syntree.Node) bool {
 	for _, c := range calls {
-		ifs := enclosing(c, "if_statement")
+		ifs := Enclosing(c, "if_statement")
 		if ifs == nil {
 			continue
 		}
@@ -631,7 +630,7 @@ func (f *Facts) everyBranch(calls []*syntree.Node) bool {
 		for _, b := range branches {
 			in := false
 			for _, o := range calls {
-				in = in || b != nil && within(o, b)
+				in = in || b != nil && Within(o, b)
 			}
 			covered = covered && in
 		}

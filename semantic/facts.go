@@ -1,4 +1,4 @@
-package rewrite
+package semantic
 
 import (
 	"sort"
@@ -6,7 +6,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -22,18 +21,18 @@ type Facts struct {
 	Funcs   []*Func
 	// Names is the file's import table (the semantic model's): "th" ->
 	// "torch", "AMC" -> "transformers.AutoModelForCausalLM".
-	Names semantic.Imports
-	// importStmts are the top-level import statements, in order.
-	importStmts  []*syntree.Node
-	module       *Func
+	Names Imports
+	// ImportStmts are the top-level import statements, in order.
+	ImportStmts  []*syntree.Node
+	Module       *Func
 	loads        []*Load                 // computed on first use
 	useDepthMemo map[useKey]Use          // trainingUse, by scope and depth
-	useEvals     int                     // trainingUse's evaluations, for a test that they stay few
+	UseEvals     int                     // trainingUse's evaluations, for a test that they stay few
 	flows        map[flowKey]*flowResult // the flow of names, per scope and name (flow.go)
-	editScope    *string                 // notEditedBecause, once decided
+	editScope    *string                 // NotEditedBecause, once decided
 	dead         *[][2]uint32            // Dead's spans, once found
 	byMethod     map[string][]*Call      // Calls by their last name, on first use
-	gemma2Named  *bool                   // namesGemma2, once decided
+	Gemma2Named  *bool                   // namesGemma2, once decided
 	rebinds      *bool                   // globalsRewritten, once
 	seen         map[string][]int        // where each first name of a flow's key occurs (flow.go)
 	stmtsIn      map[*Func]int           // how many statements a flow walk of the scope records
@@ -48,12 +47,12 @@ type Call struct {
 	// Method is the last name of Qual, not of Dotted: after `from peft
 	// import get_peft_model as wrap`, wrap(...) has Method "get_peft_model".
 	Method string
-	Roles  semantic.Role // what the callee is (semantic.Of(Qual))
+	Roles  Role // what the callee is (semantic.Of(Qual))
 	Func   *Func
 }
 
 // Is reports whether the callee has the role r.
-func (c *Call) Is(r semantic.Role) bool { return c.Roles.Has(r) }
+func (c *Call) Is(r Role) bool { return c.Roles.Has(r) }
 
 // Object is the callee as written before its last name: "model" for
 // model.half(), "" for a bare half().
@@ -81,16 +80,16 @@ type Func struct {
 	// Training: the scope itself trains (a Trainer, get_peft_model, .train(),
 	// backward or an optimizer step). Inference: it generates or evaluates.
 	Training, Inference bool
-	// start, end: Node's byte range, kept in Go so that scopeOf, run for
+	// start, end: Node's byte range, kept in Go so that ScopeOf, run for
 	// every call and assignment, makes no cgo call per function.
-	start, end uint32
+	Start, End uint32
 	// outer is the innermost function that holds this one (nil: none).
 	outer *Func
 }
 
-func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
+func BuildFacts(src *Source, tree *syntree.Tree, q *Queries) *Facts {
 	root := tree.Root()
-	f := &Facts{Src: src, Root: root, module: &Func{Name: "<module>"}}
+	f := &Facts{Src: src, Root: root, Module: &Func{Name: "<module>"}}
 	text := src.Text
 	// The captures by id, looked up once (a match binds nil where it has
 	// no such capture).
@@ -117,7 +116,7 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 		switch queryFiles[q.file[pattern]] {
 		case "functions.scm":
 			fn := c[cFunction]
-			funcs = append(funcs, Func{Node: fn, Body: c[cBody], Name: c[cName].Content(text), start: fn.StartByte(), end: fn.EndByte()})
+			funcs = append(funcs, Func{Node: fn, Body: c[cBody], Name: c[cName].Content(text), Start: fn.StartByte(), End: fn.EndByte()})
 		case "imports.scm":
 			f.addImport(c[cImport], c[cAlias], c[cFrom], c[cName], c[cMod])
 		case "calls.scm":
@@ -131,10 +130,10 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 	for i := range funcs {
 		f.Funcs[i] = &funcs[i]
 	}
-	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].start < f.Funcs[j].start })
+	sort.Slice(f.Funcs, func(i, j int) bool { return f.Funcs[i].Start < f.Funcs[j].Start })
 	var open []*Func // the functions holding the one being read, outermost first
 	for _, fn := range f.Funcs {
-		for len(open) > 0 && open[len(open)-1].end < fn.end {
+		for len(open) > 0 && open[len(open)-1].End < fn.End {
 			open = open[:len(open)-1]
 		}
 		if len(open) > 0 {
@@ -147,13 +146,13 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 	f.Calls = make([]*Call, 0, cap(calls))
 	for _, c := range callCaps {
 		call, callee, args := c[0], c[1], c[2]
-		dotted := dottedName(callee, text)
+		dotted := DottedName(callee, text)
 		if dotted == "" {
 			continue
 		}
 		qual := f.Resolve(dotted)
-		calls = append(calls, Call{Node: call, Args: args, Dotted: dotted, Qual: qual, Func: f.scopeOf(call),
-			Method: semantic.Last(qual), Roles: semantic.Of(qual)})
+		calls = append(calls, Call{Node: call, Args: args, Dotted: dotted, Qual: qual, Func: f.ScopeOf(call),
+			Method: Last(qual), Roles: Of(qual)})
 		f.Calls = append(f.Calls, &calls[len(calls)-1])
 	}
 
@@ -169,7 +168,7 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 			}
 		}
 		assigns[i] = Assign{Node: assignment, Target: target, Value: value,
-			Text: compact(target.Content(text)), Func: f.scopeOf(assignment)}
+			Text: Compact(target.Content(text)), Func: f.ScopeOf(assignment)}
 		f.Assigns = append(f.Assigns, &assigns[i])
 	}
 
@@ -183,8 +182,8 @@ func buildFacts(src *Source, tree *syntree.Tree, q *compiled) *Facts {
 func (f *Facts) addImport(stmt, aliasNode, from, nameNode, modNode *syntree.Node) {
 	text := f.Src.Text
 	if stmt.Parent() == f.Root {
-		if len(f.importStmts) == 0 || f.importStmts[len(f.importStmts)-1] != stmt {
-			f.importStmts = append(f.importStmts, stmt)
+		if len(f.ImportStmts) == 0 || f.ImportStmts[len(f.ImportStmts)-1] != stmt {
+			f.ImportStmts = append(f.ImportStmts, stmt)
 		}
 	}
 	alias := ""
@@ -208,15 +207,15 @@ func (f *Facts) addImport(stmt, aliasNode, from, nameNode, modNode *syntree.Node
 	f.Names.Bind(alias, mod)
 }
 
-// plainDotted reports ASCII identifiers joined by dots, none of them a
+// PlainDotted reports ASCII identifiers joined by dots, none of them a
 // keyword that can stand before a dot (None.x is not a name).
-func plainDotted(s []byte) bool {
+func PlainDotted(s []byte) bool {
 	// One pass over the bytes; each part is judged at the dot or the end
 	// that closes it.
 	start := 0
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) && s[i] != '.' {
-			if !isWordByte(s[i]) {
+			if !IsWordByte(s[i]) {
 				return false
 			}
 			continue
@@ -234,16 +233,16 @@ func plainDotted(s []byte) bool {
 	return true
 }
 
-// dottedName renders identifier / attribute chains ("a.b.c"); a chain whose
+// DottedName renders identifier / attribute chains ("a.b.c"); a chain whose
 // root is something else (a call, a subscript) renders as "?.b.c".
-func dottedName(n *syntree.Node, text []byte) string {
+func DottedName(n *syntree.Node, text []byte) string {
 	switch n.Type() {
 	case "identifier":
 		return n.Content(text)
 	case "attribute":
 		// Most chains are written plainly ("torch.nn.Module"): the bytes
 		// are the name, without a walk down the chain.
-		if s := text[n.StartByte():n.EndByte()]; plainDotted(s) {
+		if s := text[n.StartByte():n.EndByte()]; PlainDotted(s) {
 			return string(s)
 		}
 		obj := n.ChildByFieldName("object")
@@ -251,7 +250,7 @@ func dottedName(n *syntree.Node, text []byte) string {
 		if obj == nil || attr == nil {
 			return ""
 		}
-		prefix := dottedName(obj, text)
+		prefix := DottedName(obj, text)
 		if prefix == "" {
 			prefix = "?"
 		}
@@ -260,19 +259,19 @@ func dottedName(n *syntree.Node, text []byte) string {
 	return ""
 }
 
-// compact is s without its white space (unicode.IsSpace), as
+// Compact is s without its white space (unicode.IsSpace), as
 // strings.Fields splits on it.
-func compact(s string) string {
-	if !hasSpace(s) {
+func Compact(s string) string {
+	if !HasSpace(s) {
 		return s // most are: no copy
 	}
 	return strings.Join(strings.Fields(s), "")
 }
 
-// hasSpace reports a unicode.IsSpace rune in s. ASCII bytes, nearly all
+// HasSpace reports a unicode.IsSpace rune in s. ASCII bytes, nearly all
 // of a name, are told without decoding (IndexFunc's decoding and call per
 // rune were most of compact).
-func hasSpace(s string) bool {
+func HasSpace(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c >= utf8.RuneSelf:
@@ -294,39 +293,39 @@ func (f *Facts) CalleeOf(call *syntree.Node) string {
 	if call == nil || call.Type() != "call" {
 		return ""
 	}
-	return f.Resolve(dottedName(call.ChildByFieldName("function"), f.Src.Text))
+	return f.Resolve(DottedName(call.ChildByFieldName("function"), f.Src.Text))
 }
 
 // Alias returns the local name bound to a module ("torch" -> "th"), and
 // whether the file imports it at all.
 func (f *Facts) Alias(module string) (string, bool) { return f.Names.Local(module) }
 
-func (f *Facts) scopeOf(n *syntree.Node) *Func {
+func (f *Facts) ScopeOf(n *syntree.Node) *Func {
 	start, end := n.StartByte(), n.EndByte()
 	// Functions nest, so every function that holds n holds the last one
 	// to start at or before n too, or is that one: the innermost holder is
 	// found up that one's chain of outer functions, as deep as the nesting
 	// (a scan of every function for every call was quadratic).
-	i := sort.Search(len(f.Funcs), func(i int) bool { return f.Funcs[i].start > start })
+	i := sort.Search(len(f.Funcs), func(i int) bool { return f.Funcs[i].Start > start })
 	if i == 0 {
-		return f.module
+		return f.Module
 	}
 	for fn := f.Funcs[i-1]; fn != nil; fn = fn.outer {
-		if end <= fn.end {
+		if end <= fn.End {
 			return fn
 		}
 	}
-	return f.module
+	return f.Module
 }
 
 // IsTrainerCall is Trainer(...), SFTTrainer(...), transformers.Trainer(...)
 // and any other class whose name ends in Trainer.
-func (c *Call) IsTrainerCall() bool { return c.Is(semantic.Trainer) }
+func (c *Call) IsTrainerCall() bool { return c.Is(Trainer) }
 
 func (f *Facts) markScopes() {
 	for _, c := range f.Calls {
 		switch {
-		case c.IsTrainerCall(), c.Is(semantic.AdapterWrap) && c.Method != "add_adapter", c.Is(semantic.KbitPrepare),
+		case c.IsTrainerCall(), c.Is(AdapterWrap) && c.Method != "add_adapter", c.Is(KbitPrepare),
 			c.Method == "backward", c.Method == "train" && c.Args.NamedChildCount() == 0 && strings.Contains(c.Dotted, "."),
 			c.Method == "step" && strings.Contains(strings.ToLower(c.Dotted), "optim"):
 			c.Func.Training = true
@@ -338,7 +337,7 @@ func (f *Facts) markScopes() {
 
 // HasTraining reports whether anything in the file trains.
 func (f *Facts) HasTraining() bool {
-	if f.module.Training {
+	if f.Module.Training {
 		return true
 	}
 	for _, fn := range f.Funcs {
@@ -400,9 +399,9 @@ type useKey struct {
 }
 
 func (f *Facts) trainingUseOf(fn *Func, depth int) Use {
-	f.useEvals++
+	f.UseEvals++
 	train, other := 0, 0
-	for _, c := range f.callsOf(fn.Name) {
+	for _, c := range f.CallsOf(fn.Name) {
 		if c.Func == fn {
 			continue // recursion
 		}
@@ -496,10 +495,10 @@ func StringValue(n *syntree.Node, text []byte) (string, bool) {
 	return "", false
 }
 
-// callsOf lists the calls of name (see callsName). Calls are indexed by
+// CallsOf lists the calls of name (see callsName). Calls are indexed by
 // their last name: a scan of every call for each function made a file of
 // many functions quadratic.
-func (f *Facts) callsOf(name string) []*Call {
+func (f *Facts) CallsOf(name string) []*Call {
 	if f.byMethod == nil {
 		f.byMethod = map[string][]*Call{}
 		for _, c := range f.Calls {

@@ -1,4 +1,4 @@
-package rewrite
+package semantic
 
 import (
 	"strings"
@@ -41,7 +41,7 @@ func (f *Facts) values(n *syntree.Node, index, depth int, out *[]*syntree.Node) 
 		// Element index of what n evaluates to.
 		switch n.Type() {
 		case "expression_list", "tuple", "list":
-			elts := namedNoComments(n)
+			elts := NamedNoComments(n)
 			if index < len(elts) && !hasSplatElement(elts) {
 				return f.values(elts[index], -1, depth+1, out)
 			}
@@ -58,7 +58,7 @@ func (f *Facts) values(n *syntree.Node, index, depth int, out *[]*syntree.Node) 
 	}
 	switch n.Type() {
 	case "parenthesized_expression":
-		if kids := namedNoComments(n); len(kids) == 1 {
+		if kids := NamedNoComments(n); len(kids) == 1 {
 			return f.values(kids[0], -1, depth+1, out) // (False  # a comment)
 		}
 	case "identifier":
@@ -92,7 +92,7 @@ func (f *Facts) values(n *syntree.Node, index, depth int, out *[]*syntree.Node) 
 		}
 		return f.defsValues(r, -1, depth, out)
 	case "conditional_expression":
-		kids := namedNoComments(n)
+		kids := NamedNoComments(n)
 		if len(kids) != 3 {
 			break
 		}
@@ -111,7 +111,7 @@ func (f *Facts) values(n *syntree.Node, index, depth int, out *[]*syntree.Node) 
 		add(n)
 		return false
 	case "call":
-		if fn := f.localFunc(n); fn != nil {
+		if fn := f.LocalFunc(n); fn != nil {
 			return f.returnValues(n, -1, depth, out)
 		}
 	}
@@ -153,7 +153,7 @@ func (f *Facts) defsValues(r Reach, index, depth int, out *[]*syntree.Node) bool
 // returnValues are the values a call of a function of the file returns
 // (element index of each, when unpacked).
 func (f *Facts) returnValues(call *syntree.Node, index, depth int, out *[]*syntree.Node) bool {
-	fn := f.localFunc(call)
+	fn := f.LocalFunc(call)
 	if fn == nil {
 		return false
 	}
@@ -191,14 +191,14 @@ func returnsOf(fn *Func) []*syntree.Node {
 	return out
 }
 
-// localFunc is the function of this file a call calls by its plain name
+// LocalFunc is the function of this file a call calls by its plain name
 // (helper(...)) or as a method of self (self.helper(...)), or nil.
-func (f *Facts) localFunc(call *syntree.Node) *Func {
+func (f *Facts) LocalFunc(call *syntree.Node) *Func {
 	callee := call.ChildByFieldName("function")
 	if callee == nil {
 		return nil
 	}
-	name := dottedName(callee, f.Src.Text)
+	name := DottedName(callee, f.Src.Text)
 	method := false
 	if rest, ok := strings.CutPrefix(name, "self."); ok {
 		name, method = rest, true
@@ -211,7 +211,7 @@ func (f *Facts) localFunc(call *syntree.Node) *Func {
 		if fn.Name != name {
 			continue
 		}
-		inClass := enclosing(fn.Node, "class_definition") != nil
+		inClass := Enclosing(fn.Node, "class_definition") != nil
 		if method != inClass {
 			continue
 		}
@@ -225,7 +225,7 @@ func (f *Facts) localFunc(call *syntree.Node) *Func {
 
 // bindsAnywhere reports a name the module binds (a builtin shadowed).
 func (f *Facts) bindsAnywhere(name string) bool {
-	return len(f.flow(f.module, name).all) > 0
+	return len(f.flow(f.Module, name).all) > 0
 }
 
 type condKind int
@@ -236,8 +236,8 @@ const (
 	condHardware                 // a check of the machine: not the user's choice
 )
 
-// hardwareChecks are calls that ask the machine, not the user.
-var hardwareChecks = []string{"is_bf16_supported", "is_available", "get_device_capability", "is_torch_bf16_gpu_available",
+// HardwareChecks are calls that ask the machine, not the user.
+var HardwareChecks = []string{"is_bf16_supported", "is_available", "get_device_capability", "is_torch_bf16_gpu_available",
 	"is_torch_bf16_available", "is_torch_tf32_available", "device_count", "get_device_name", "is_flash_attn_2_available"}
 
 // condition classifies an if-condition: known (with its value), a hardware
@@ -281,11 +281,11 @@ func (f *Facts) condition(c *syntree.Node, depth int) (bool, condKind) {
 		}
 		return false, condRuntime
 	case "call":
-		callee := dottedName(c.ChildByFieldName("function"), text)
+		callee := DottedName(c.ChildByFieldName("function"), text)
 		if q := f.Resolve(callee); strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.backends.") {
 			return false, condHardware
 		}
-		for _, h := range hardwareChecks {
+		for _, h := range HardwareChecks {
 			if callsName(callee, h) {
 				return false, condHardware
 			}
@@ -294,7 +294,7 @@ func (f *Facts) condition(c *syntree.Node, depth int) (bool, condKind) {
 		// torch.cuda.get_device_capability()[0] >= 8, a and b: hardware
 		// when every part is a hardware check or a number.
 		kind := condHardware
-		for _, part := range namedNoComments(c) {
+		for _, part := range NamedNoComments(c) {
 			switch part.Type() {
 			case "integer", "float", "string":
 				continue
@@ -356,9 +356,9 @@ func (f *Facts) ValueOf(n *syntree.Node) (string, bool) {
 	return ss[0], true
 }
 
-// always reports a value that is a literal of node type typ ("true",
+// Always reports a value that is a literal of node type typ ("true",
 // "false", "none") on every path.
-func (f *Facts) always(v *syntree.Node, typ string) bool {
+func (f *Facts) Always(v *syntree.Node, typ string) bool {
 	vals, ok := f.Values(v)
 	for _, x := range vals {
 		ok = ok && x.Type() == typ

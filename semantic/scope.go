@@ -1,9 +1,8 @@
-package rewrite
+package semantic
 
 import (
 	"strings"
 
-	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -14,20 +13,20 @@ import (
 // device_map=None) can be wrong there, and library code serves callers the
 // tool cannot see.
 
-// trainsAdapter reports an adapter in the file: an adapter call, a trainer
+// TrainsAdapter reports an adapter in the file: an adapter call, a trainer
 // given peft_config= (TRL wraps the model itself), or an adapter
 // checkpoint loaded with is_trainable=True.
-func (f *Facts) trainsAdapter() bool {
+func (f *Facts) TrainsAdapter() bool {
 	text := f.Src.Text
 	for _, c := range f.Calls {
 		switch {
-		case c.Is(semantic.AdapterWrap):
+		case c.Is(AdapterWrap):
 			return true
 		case c.IsTrainerCall():
 			if f.trainerTrainsAdapter(c) {
 				return true
 			}
-		case c.Is(semantic.AdapterCheckpoint):
+		case c.Is(AdapterCheckpoint):
 			if v := KeywordValue(c.Args, "is_trainable", text); v != nil && v.Content(text) == "True" {
 				return true
 			}
@@ -43,13 +42,13 @@ func (f *Facts) trainsAdapter() bool {
 // signals are get_peft_model calls inside functions is a library's model
 // builder.
 func (f *Facts) hasTrainingEntry() bool {
-	if f.module.Training {
+	if f.Module.Training {
 		return true
 	}
 	for _, c := range f.Calls {
 		// An optimizer built here: the loop that steps it may live in a
 		// helper module.
-		if c.IsTrainerCall() || c.Method == "backward" || c.Is(semantic.Optimizer) ||
+		if c.IsTrainerCall() || c.Method == "backward" || c.Is(Optimizer) ||
 			c.Method == "train" && c.Args.NamedChildCount() == 0 && strings.Contains(c.Dotted, ".") ||
 			c.Method == "step" && strings.Contains(strings.ToLower(c.Dotted), "optim") {
 			return true
@@ -67,7 +66,7 @@ func (f *Facts) loadsModel() bool {
 	}
 	text := f.Src.Text
 	for _, c := range f.Calls {
-		if c.Is(semantic.TRLTrainer) {
+		if c.Is(TRLTrainer) {
 			if _, ok := f.ValueOf(KeywordValue(c.Args, "model", text)); ok {
 				return true
 			}
@@ -79,16 +78,16 @@ func (f *Facts) loadsModel() bool {
 // FullFineTune is why a full fine-tune's findings carry no fix.
 const FullFineTune = "full fine-tune: only adapter training is edited"
 
-// notEditedBecause says why the training rules' fixes are withheld from
+// NotEditedBecause says why the training rules' fixes are withheld from
 // this file, or "" when they apply; short, as it ends up in the finding's
 // outcome (Finding.Withheld, then Reason). It is decided once per file.
-func (f *Facts) notEditedBecause() string {
+func (f *Facts) NotEditedBecause() string {
 	if f.editScope == nil {
 		why := ""
 		switch {
-		case !f.trainsAdapter() && f.loadsModel():
+		case !f.TrainsAdapter() && f.loadsModel():
 			why = FullFineTune
-		case !f.trainsAdapter():
+		case !f.TrainsAdapter():
 			why = "no adapter in sight (get_peft_model, a trainer's peft_config=): only adapter training is edited"
 		case !f.hasTrainingEntry():
 			why = "library code: nothing here runs training"
@@ -105,9 +104,9 @@ func (f *Facts) trainerTrainsAdapter(c *Call) bool {
 	return v != nil && v.Type() != "none"
 }
 
-// undecidedAt reports a finding on a load whose use the flow cannot tell
+// UndecidedAt reports a finding on a load whose use the flow cannot tell
 // (shared by training and other callers, or passed where it cannot see).
-func (f *Facts) undecidedAt(start, end int) bool {
+func (f *Facts) UndecidedAt(start, end int) bool {
 	for _, l := range f.ModelLoads() {
 		if !l.Undecided() {
 			continue
@@ -124,8 +123,8 @@ func (f *Facts) undecidedAt(start, end int) bool {
 	return false
 }
 
-// loadAt is the training load whose call holds [start, end), or nil.
-func (f *Facts) loadAt(start, end int) *Load {
+// LoadAt is the training load whose call holds [start, end), or nil.
+func (f *Facts) LoadAt(start, end int) *Load {
 	for _, l := range f.ModelLoads() {
 		if l.Use == Training && int(l.Node.StartByte()) <= start && end <= int(l.Node.EndByte()) {
 			return l
@@ -144,7 +143,7 @@ func (f *Facts) trainerAlwaysAdapts(c *Call) bool {
 	}
 	vals, _ := f.Values(v)
 	for _, x := range vals {
-		if x.Type() == "none" || semantic.Last(f.CalleeOf(x)) == "get_peft_config" {
+		if x.Type() == "none" || Last(f.CalleeOf(x)) == "get_peft_config" {
 			return false
 		}
 	}
@@ -157,7 +156,7 @@ func (f *Facts) trainerAlwaysAdapts(c *Call) bool {
 func (f *Facts) underRuntimeCondition(n, from *syntree.Node) bool {
 	for cur := n; cur != nil; cur = cur.Parent() {
 		p := cur.Parent()
-		if p == nil || within(from, p) {
+		if p == nil || Within(from, p) {
 			return false
 		}
 		switch p.Type() {
@@ -172,7 +171,7 @@ func (f *Facts) underRuntimeCondition(n, from *syntree.Node) bool {
 		case "else_clause":
 			return true
 		case "conditional_expression":
-			if kids := namedNoComments(p); len(kids) == 3 && !kids[1].Equal(cur) {
+			if kids := NamedNoComments(p); len(kids) == 3 && !kids[1].Equal(cur) {
 				return true
 			}
 		}
@@ -200,7 +199,7 @@ func (f *Facts) deadSpans() *[][2]uint32 {
 	if f.globalsRewritten() {
 		return &spans
 	}
-	walkNodes(f.Root, func(n *syntree.Node) bool {
+	WalkNodes(f.Root, func(n *syntree.Node) bool {
 		if n.Type() != "if_statement" {
 			return true
 		}
@@ -253,7 +252,7 @@ func (f *Facts) rebindsGlobals() bool {
 		switch {
 		case c.Qual == "exec":
 			return true
-		case c.Qual == "globals" || c.Qual == "vars" && len(realArgs(c.Args)) == 0:
+		case c.Qual == "globals" || c.Qual == "vars" && len(RealArgs(c.Args)) == 0:
 			if f.writesThrough(c.Node) {
 				return true
 			}

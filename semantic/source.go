@@ -1,10 +1,11 @@
-package rewrite
+package semantic
 
 import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/loratune/loratune-fix/finding"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -14,8 +15,8 @@ import (
 type Source struct {
 	Text       []byte
 	EOL        string // "\n" or "\r\n": whichever the file uses most
-	lineStarts []int
-	root       *syntree.Node // set once parsed: the indent unit is read from it
+	LineStarts []int
+	Root       *syntree.Node // set once parsed: the indent unit is read from it
 	unit       string
 	// LineLength is the formatter's line length that inserted lines keep
 	// within (0: DefaultLineLength).
@@ -25,12 +26,12 @@ type Source struct {
 // NewSource indexes text for line and column lookups.
 func NewSource(text []byte) *Source {
 	s := &Source{Text: text}
-	s.lineStarts = make([]int, 1, bytes.Count(text, []byte("\n"))+1)
+	s.LineStarts = make([]int, 1, bytes.Count(text, []byte("\n"))+1)
 	crlf, lf := 0, 0
 	// From line ending to line ending (IndexByte skips a line in a few
 	// instructions; a loop over every byte took 8 a byte).
 	for i := bytes.IndexByte(text, '\n'); i >= 0; {
-		s.lineStarts = append(s.lineStarts, i+1)
+		s.LineStarts = append(s.LineStarts, i+1)
 		if i > 0 && text[i-1] == '\r' {
 			crlf++
 		} else {
@@ -55,8 +56,8 @@ func NewSource(text []byte) *Source {
 // text's own guess.
 func (s *Source) IndentUnit() string {
 	if s.unit == "" {
-		if s.root != nil {
-			s.unit = s.unitFromTree(s.root)
+		if s.Root != nil {
+			s.unit = s.unitFromTree(s.Root)
 		}
 		if s.unit == "" {
 			s.unit = detectIndentUnit(s.Text)
@@ -116,34 +117,34 @@ func detectIndentUnit(text []byte) string {
 }
 
 // Position converts a byte offset.
-func (s *Source) Position(offset int) Position {
+func (s *Source) Position(offset int) finding.Position {
 	if offset > len(s.Text) {
 		offset = len(s.Text)
 	}
-	lo, hi := 0, len(s.lineStarts)-1
+	lo, hi := 0, len(s.LineStarts)-1
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if s.lineStarts[mid] <= offset {
+		if s.LineStarts[mid] <= offset {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	col := utf8.RuneCount(s.Text[s.lineStarts[lo]:offset]) + 1
-	return Position{Line: lo + 1, Column: col}
+	col := utf8.RuneCount(s.Text[s.LineStarts[lo]:offset]) + 1
+	return finding.Position{Line: lo + 1, Column: col}
 }
 
 // LineStart is the offset of the first byte of the line holding offset.
 func (s *Source) LineStart(offset int) int {
-	return s.lineStarts[s.Position(offset).Line-1]
+	return s.LineStarts[s.Position(offset).Line-1]
 }
 
 // LineEnd is the offset just past the line ending of the line holding
 // offset (or the end of the text on a last line without one).
 func (s *Source) LineEnd(offset int) int {
 	line := s.Position(offset).Line
-	if line < len(s.lineStarts) {
-		return s.lineStarts[line]
+	if line < len(s.LineStarts) {
+		return s.LineStarts[line]
 	}
 	return len(s.Text)
 }

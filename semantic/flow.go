@@ -1,4 +1,4 @@
-package rewrite
+package semantic
 
 import (
 	"bytes"
@@ -142,13 +142,13 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 	if fn.Node != nil {
 		body = fn.Body
 	}
-	w.seen = f.occurrences(root)
-	w.gated = flowGate && plainDotted([]byte(root))
+	w.seen = f.Occurrences(root)
+	w.gated = FlowGate && PlainDotted([]byte(root))
 	w.res.stmts = make([]stmtState, 0, f.stmtsIn[fn])
 	if fn.Node != nil {
 		if strings.Contains(key, ".") {
 			init = flowState{defs: []*Def{{Kind: DefOuter, Index: -1}}}
-		} else if p := paramNode(fn, key, w.text); p != nil {
+		} else if p := ParamNode(fn, key, w.text); p != nil {
 			init = flowState{defs: []*Def{{Kind: DefParam, Value: p, Index: -1}}}
 			w.local = true
 		}
@@ -168,11 +168,11 @@ func (f *Facts) flow(fn *Func, key string) *flowResult {
 	return w.res
 }
 
-// occurrences are the offsets where word occurs in the text as a whole
+// Occurrences are the offsets where word occurs in the text as a whole
 // word (no letter, digit or _ either side), in order, found once per
 // word: the walks of one name in several scopes share them. (A name in
 // the code is such a word; "model" in model_id is not.)
-func (f *Facts) occurrences(word string) []int {
+func (f *Facts) Occurrences(word string) []int {
 	if at, ok := f.seen[word]; ok {
 		return at
 	}
@@ -195,7 +195,7 @@ func (f *Facts) occurrences(word string) []int {
 		if start < 0 || end > len(text) || text[end-1] != word[len(word)-1] || string(text[start:end]) != word {
 			continue
 		}
-		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+		if (start == 0 || !IsWordByte(text[start-1])) && (end == len(text) || !IsWordByte(text[end])) {
 			out = append(out, start)
 		}
 	}
@@ -211,7 +211,7 @@ func (f *Facts) occurrences(word string) []int {
 func rarestByte(word string) int {
 	k := 0
 	for i := 1; i < len(word); i++ {
-		if freqOf(word[i]) < freqOf(word[k]) {
+		if FreqOf(word[i]) < FreqOf(word[k]) {
 			k = i
 		}
 	}
@@ -220,14 +220,14 @@ func rarestByte(word string) int {
 
 // wordWithin reports word written as a whole word inside n's text.
 func (f *Facts) wordWithin(word string, n *syntree.Node) bool {
-	at := f.occurrences(word)
+	at := f.Occurrences(word)
 	i, _ := slices.BinarySearch(at, int(n.StartByte()))
 	return i < len(at) && at[i]+len(word) <= int(n.EndByte())
 }
 
-// flowGate turns mentions and the look for global and nonlocal on; a
+// FlowGate turns mentions and the look for global and nonlocal on; a
 // test turns it off to check that the walk finds the same without them.
-var flowGate = true
+var FlowGate = true
 
 // mentions reports whether n's text holds the key's first name. Only a
 // node that does can read or bind the key: one that does not leaves the
@@ -247,7 +247,7 @@ func (w *walker) mentions(n *syntree.Node) bool {
 func (w *walker) declaredOuter(body *syntree.Node) bool {
 	// (Most bodies hold neither word: no walk. Where the words are is
 	// found once per file, not once per walk.)
-	if flowGate && !w.f.wordWithin("global", body) && !w.f.wordWithin("nonlocal", body) {
+	if FlowGate && !w.f.wordWithin("global", body) && !w.f.wordWithin("nonlocal", body) {
 		return false
 	}
 	found := false
@@ -404,7 +404,7 @@ func (w *walker) stmt(n *syntree.Node, st flowState) flowState {
 					if p.NamedChildCount() == 0 {
 						exhaustive = true
 					}
-					if len(identifiers(p, w.root, w.text)) > 0 && !strings.Contains(w.key, ".") {
+					if len(Identifiers(p, w.root, w.text)) > 0 && !strings.Contains(w.key, ".") {
 						cs = w.bind(cs, &Def{Stmt: n, Index: -1, Kind: DefOpaque})
 					}
 				}
@@ -469,7 +469,7 @@ func (w *walker) mainGuard(cond *syntree.Node) bool {
 	if cond == nil || !bytes.Contains(w.text[cond.StartByte():cond.EndByte()], []byte("__main__")) {
 		return false // (most conditions: no copy of the text)
 	}
-	return strings.Contains(compact(cond.Content(w.text)), "__name__==")
+	return strings.Contains(Compact(cond.Content(w.text)), "__name__==")
 }
 
 func (w *walker) loop(n *syntree.Node, st flowState) flowState {
@@ -594,7 +594,7 @@ func (w *walker) matches(t *syntree.Node) bool {
 	case "identifier":
 		return t.Content(w.text) == w.key
 	case "attribute":
-		return strings.Contains(w.key, ".") && compact(t.Content(w.text)) == w.key
+		return strings.Contains(w.key, ".") && Compact(t.Content(w.text)) == w.key
 	}
 	return false
 }
@@ -615,16 +615,16 @@ func (w *walker) bindTarget(t, value *syntree.Node, index int, stmt *syntree.Nod
 			return w.bind(st, &Def{Stmt: stmt, Value: value, Index: index, Kind: kind})
 		}
 		// cfg = Config() changes what cfg.x holds.
-		if name := compact(t.Content(w.text)); strings.HasPrefix(w.key, name+".") {
+		if name := Compact(t.Content(w.text)); strings.HasPrefix(w.key, name+".") {
 			return w.bind(st, &Def{Stmt: stmt, Index: -1, Kind: DefOpaque})
 		}
 	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list":
-		elts := namedNoComments(t)
+		elts := NamedNoComments(t)
 		var vals []*syntree.Node
 		if value != nil && index < 0 {
 			switch value.Type() {
 			case "expression_list", "tuple", "list":
-				vals = namedNoComments(value)
+				vals = NamedNoComments(value)
 			}
 		}
 		for i, e := range elts {
@@ -659,7 +659,7 @@ func (w *walker) targetReads(t *syntree.Node, st flowState) flowState {
 	case "subscript":
 		return w.reads(t, st)
 	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "parenthesized_expression", "list_splat_pattern":
-		for _, e := range namedNoComments(t) {
+		for _, e := range NamedNoComments(t) {
 			st = w.targetReads(e, st)
 		}
 	}
@@ -690,7 +690,7 @@ func (w *walker) reads(n *syntree.Node, st flowState) flowState {
 		return st
 	case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression":
 		for _, c := range n.NamedChildren() {
-			if c.Type() == "for_in_clause" && len(identifiers(c.ChildByFieldName("left"), w.root, w.text)) > 0 {
+			if c.Type() == "for_in_clause" && len(Identifiers(c.ChildByFieldName("left"), w.root, w.text)) > 0 {
 				return st // the comprehension binds its own
 			}
 		}
@@ -704,7 +704,7 @@ func (w *walker) reads(n *syntree.Node, st flowState) flowState {
 	return st
 }
 
-func namedNoComments(n *syntree.Node) []*syntree.Node {
+func NamedNoComments(n *syntree.Node) []*syntree.Node {
 	var out []*syntree.Node
 	for _, c := range n.NamedChildren() {
 		if c.Type() != "comment" {
@@ -717,9 +717,9 @@ func namedNoComments(n *syntree.Node) []*syntree.Node {
 // flatTargets are the targets of del a, b.c.
 func flatTargets(del *syntree.Node) []*syntree.Node {
 	var out []*syntree.Node
-	for _, c := range namedNoComments(del) {
+	for _, c := range NamedNoComments(del) {
 		if c.Type() == "expression_list" {
-			out = append(out, namedNoComments(c)...)
+			out = append(out, NamedNoComments(c)...)
 		} else {
 			out = append(out, c)
 		}
@@ -749,13 +749,13 @@ func boundByImport(n *syntree.Node, text []byte) []string {
 	return out
 }
 
-// paramNode is the parameter node of fn named name, or nil.
-func paramNode(fn *Func, name string, text []byte) *syntree.Node {
+// ParamNode is the parameter node of fn named name, or nil.
+func ParamNode(fn *Func, name string, text []byte) *syntree.Node {
 	params := fn.Node.ChildByFieldName("parameters")
 	if params == nil {
 		return nil
 	}
-	for _, p := range namedNoComments(params) {
+	for _, p := range NamedNoComments(params) {
 		id := p
 		switch p.Type() {
 		case "default_parameter", "typed_default_parameter":
@@ -781,8 +781,8 @@ type Reach struct {
 // ReachingAt is what the read n (an identifier, or an attribute chain read
 // as one name) may see.
 func (f *Facts) ReachingAt(n *syntree.Node) Reach {
-	key := compact(n.Content(f.Src.Text))
-	fn := f.scopeOf(n)
+	key := Compact(n.Content(f.Src.Text))
+	fn := f.ScopeOf(n)
 	r := f.flow(fn, key)
 	if !r.local {
 		st := f.outerState(fn, key)
@@ -799,7 +799,7 @@ func (f *Facts) ReachingAt(n *syntree.Node) Reach {
 
 // ReachingBefore is what holds for key at the start of statement stmt.
 func (f *Facts) ReachingBefore(key string, stmt *syntree.Node) Reach {
-	fn := f.scopeOf(stmt)
+	fn := f.ScopeOf(stmt)
 	r := f.flow(fn, key)
 	if !r.local {
 		st := f.outerState(fn, key)
@@ -844,10 +844,10 @@ func (f *Facts) outerState(fn *Func, key string) flowState {
 	st := flowState{unbound: true}
 	r.outer = &st // a recursion sees "unbound"
 	if strings.HasPrefix(key, "self.") {
-		if cls := enclosing(fn.Node, "class_definition"); cls != nil {
+		if cls := Enclosing(fn.Node, "class_definition"); cls != nil {
 			var defs []*Def
 			for _, m := range f.Funcs {
-				if m == fn || !within(m.Node, cls) {
+				if m == fn || !Within(m.Node, cls) {
 					continue
 				}
 				if mr := f.flow(m, key); mr.local || len(mr.all) > 0 {
@@ -860,7 +860,7 @@ func (f *Facts) outerState(fn *Func, key string) flowState {
 		}
 	}
 	// The enclosing function, if it binds the name.
-	for p := enclosing(fn.Node, "function_definition"); p != nil; p = enclosing(p, "function_definition") {
+	for p := Enclosing(fn.Node, "function_definition"); p != nil; p = Enclosing(p, "function_definition") {
 		outer := f.funcOf(p)
 		if outer == nil {
 			break
@@ -871,7 +871,7 @@ func (f *Facts) outerState(fn *Func, key string) flowState {
 			return st
 		}
 	}
-	mod := f.flow(f.module, key)
+	mod := f.flow(f.Module, key)
 	if len(mod.all) == 0 {
 		st = flowState{unbound: !isBuiltin(key)}
 		r.outer = &st
@@ -880,7 +880,7 @@ func (f *Facts) outerState(fn *Func, key string) flowState {
 	var sites []flowState
 	if fn.Node != nil {
 		for _, c := range f.Calls {
-			if c.Func == f.module && callsName(c.Dotted, fn.Name) && !strings.Contains(c.Dotted, ".") {
+			if c.Func == f.Module && callsName(c.Dotted, fn.Name) && !strings.Contains(c.Dotted, ".") {
 				if s := Statement(c.Node); s != nil {
 					if at, ok := mod.before(s.StartByte()); ok {
 						sites = append(sites, at)
@@ -898,8 +898,8 @@ func (f *Facts) outerState(fn *Func, key string) flowState {
 	return st
 }
 
-// enclosing is the nearest ancestor of n of type typ, or nil.
-func enclosing(n *syntree.Node, typ string) *syntree.Node {
+// Enclosing is the nearest ancestor of n of type typ, or nil.
+func Enclosing(n *syntree.Node, typ string) *syntree.Node {
 	if n == nil {
 		return nil
 	}
@@ -914,7 +914,7 @@ func enclosing(n *syntree.Node, typ string) *syntree.Node {
 // funcOf is the Func of a function_definition node.
 func (f *Facts) funcOf(n *syntree.Node) *Func {
 	for _, fn := range f.Funcs {
-		if fn.start == n.StartByte() && fn.end == n.EndByte() {
+		if fn.Start == n.StartByte() && fn.End == n.EndByte() {
 			return fn
 		}
 	}
@@ -947,7 +947,7 @@ func (f *Facts) assignOf(d *Def, key string) *Assign {
 		return nil
 	}
 	for _, a := range f.Assigns {
-		if a.Text == key && within(a.Node, d.Stmt) && a.Value.Equal(d.Value) {
+		if a.Text == key && Within(a.Node, d.Stmt) && a.Value.Equal(d.Value) {
 			return a
 		}
 	}

@@ -1,4 +1,4 @@
-package rewrite
+package pyedit
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -15,14 +16,14 @@ import (
 // after a fix changes nothing: long comments become several comment
 // lines, long generated conditions are wrapped in parentheses one operand
 // a line, and a call that an edit makes too long gets its arguments on
-// lines of their own (pyedit.go's listAdd and relaidCall). Only inserted
+// lines of their own (pyedit.go's ListAdd and relaidCall). Only inserted
 // lines and the edited call are laid out; other bytes stay.
 
 // DefaultLineLength is black's and ruff's line length.
 const DefaultLineLength = 88
 
 // lineLimit is the line length inserted lines keep within.
-func (s *Source) lineLimit() int {
+func lineLimit(s *semantic.Source) int {
 	if s.LineLength > 0 {
 		return s.LineLength
 	}
@@ -32,11 +33,11 @@ func (s *Source) lineLimit() int {
 // width is a line's length as the formatters count it: in characters.
 func width(line string) int { return utf8.RuneCountInString(line) }
 
-// laidOut lays out one inserted line (indentation included, no line
+// LaidOut lays out one inserted line (indentation included, no line
 // ending) within limit: a comment too long becomes several comment lines,
 // an "if"/"elif"/"while" line too long gets its condition wrapped.
 // Anything else is returned as it is.
-func laidOut(line, unit string, limit int) []string {
+func LaidOut(line, unit string, limit int) []string {
 	if width(line) <= limit {
 		return []string{line}
 	}
@@ -45,7 +46,7 @@ func laidOut(line, unit string, limit int) []string {
 	if strings.HasPrefix(body, "#") {
 		return wrapComment(indent, body, limit)
 	}
-	if keyword, cond, ok := conditionOf(body); ok && !strings.Contains(body, "#") {
+	if keyword, cond, ok := ConditionOf(body); ok && !strings.Contains(body, "#") {
 		return wrapCondition(indent, keyword, cond, unit, limit)
 	}
 	return []string{line}
@@ -78,11 +79,11 @@ func wrapComment(indent, comment string, limit int) []string {
 	return append(out, cur.String())
 }
 
-// conditionOf splits a compound statement's header that is a keyword and
+// ConditionOf splits a compound statement's header that is a keyword and
 // a condition, "if|elif|while <cond>:" on one line, into the two (what the
 // regexp ^(if|elif|while) (.+):$ reads, without its backtracking: a
 // tenth of a fix's layout).
-func conditionOf(body string) (keyword, cond string, ok bool) {
+func ConditionOf(body string) (keyword, cond string, ok bool) {
 	for _, kw := range []string{"if", "elif", "while"} {
 		rest, found := strings.CutPrefix(body, kw)
 		if !found || !strings.HasPrefix(rest, " ") {
@@ -202,18 +203,18 @@ var emptyTrailers = regexp.MustCompile(`^(\.[A-Za-z_][A-Za-z_0-9]*\(\)|\(\))*,?$
 
 // layoutOf reads the layout of list (an argument_list or dictionary), or
 // ok=false when it is not one that relaidList may change.
-func layoutOf(src *Source, list *syntree.Node) (callLayout, bool) {
+func layoutOf(src *semantic.Source, list *syntree.Node) (callLayout, bool) {
 	var l callLayout
 	if list.Type() != "argument_list" && list.Type() != "dictionary" {
 		return l, false
 	}
 	l.call = list.Type() == "argument_list"
-	items := realArgs(list)
+	items := semantic.RealArgs(list)
 	if len(items) == 0 || len(items) != int(list.NamedChildCount()) {
 		return l, false // empty, or comments inside
 	}
 	text := src.Text
-	open, close := start(list), end(list)-1
+	open, close := list.Start(), list.End()-1
 	lineStart := src.LineStart(open)
 	line := text[lineStart:src.ContentEnd(open)]
 	l.indent = string(line[:len(line)-len(bytes.TrimLeft(line, " \t"))])
@@ -222,17 +223,17 @@ func layoutOf(src *Source, list *syntree.Node) (callLayout, bool) {
 		// Hugged: "(" ends its line, the items fill the next, ")" opens
 		// the one after at the head's indentation.
 		if !l.call || src.ContentEnd(open) != open+1 || src.LineStart(close) != src.LineEnd(src.LineEnd(open)) ||
-			string(text[src.LineStart(close):close]) != l.indent || src.Position(start(items[0])).Line != src.Position(open).Line+1 {
+			string(text[src.LineStart(close):close]) != l.indent || src.Position(items[0].Start()).Line != src.Position(open).Line+1 {
 			return l, false
 		}
-		if first, _ := src.Indent(start(items[0])); first != l.indent+src.IndentUnit() || src.ContentEnd(start(items[0])) != end(items[len(items)-1]) {
+		if first, _ := src.Indent(items[0].Start()); first != l.indent+src.IndentUnit() || src.ContentEnd(items[0].Start()) != items[len(items)-1].End() {
 			return l, false
 		}
-	} else if start(items[0]) != open+1 || end(items[len(items)-1]) != close {
+	} else if items[0].Start() != open+1 || items[len(items)-1].End() != close {
 		return l, false
 	}
 	for i, it := range items {
-		if i > 0 && string(text[end(items[i-1]):start(it)]) != ", " {
+		if i > 0 && string(text[items[i-1].End():it.Start()]) != ", " {
 			return l, false
 		}
 		l.items = append(l.items, it.Content(text))
@@ -271,16 +272,16 @@ func balancedHead(head string) bool {
 // edit is right) or the layout is not one to re-lay: the list on one line
 // when it fits, else (a call) hugged when the items fit on one line, else
 // one item a line with a trailing comma.
-func relaidList(src *Source, list *syntree.Node, l callLayout, items []string) (Edit, bool) {
-	limit, unit, eol := src.lineLimit(), src.IndentUnit(), src.EOL
-	closing := string(src.Text[end(list)-1])
-	oneLine := src.Position(end(list)).Line == src.Position(start(list)).Line
+func relaidList(src *semantic.Source, list *syntree.Node, l callLayout, items []string) (finding.Edit, bool) {
+	limit, unit, eol := lineLimit(src), src.IndentUnit(), src.EOL
+	closing := string(src.Text[list.End()-1])
+	oneLine := src.Position(list.End()).Line == src.Position(list.Start()).Line
 	joined := strings.Join(items, ", ")
 	if oneLine && width(l.indent+l.head+joined+closing+l.tail) <= limit {
-		return Edit{}, false
+		return finding.Edit{}, false
 	}
 	if width(l.indent+l.head) > limit {
-		return Edit{}, false // black would split elsewhere
+		return finding.Edit{}, false // black would split elsewhere
 	}
 	var b strings.Builder
 	b.WriteString("(")
@@ -297,21 +298,21 @@ func relaidList(src *Source, list *syntree.Node, l callLayout, items []string) (
 			// black adds no comma after *args or **kwargs for every
 			// Python version, nor splits an item it cannot fit.
 			if strings.HasPrefix(it, "*") || strings.Contains(it, "\n") || width(line) > limit {
-				return Edit{}, false
+				return finding.Edit{}, false
 			}
 			b.WriteString(line + eol)
 		}
 	}
 	b.WriteString(l.indent + closing)
-	return Edit{Start: start(list), End: end(list), NewText: b.String()}, true
+	return finding.Edit{Start: list.Start(), End: list.End(), NewText: b.String()}, true
 }
 
-// relayGrownList lays out again the list a fix's edits lengthen (a keyword
+// RelayGrownList lays out again the list a fix's edits lengthen (a keyword
 // renamed to a longer one, a value replaced by a longer call) when the
-// list no longer fits on its line, as listAddition does for an added item.
+// list no longer fits on its line, as ListAddition does for an added item.
 // Such a fix claims the list, so that other fixes on it wait for the next
 // pass and each lays out the list as it then is.
-func relayGrownList(src *Source, root *syntree.Node, fx *Fix) {
+func RelayGrownList(src *semantic.Source, root *syntree.Node, fx *finding.Fix) {
 	grows := false
 	for _, e := range fx.Edits {
 		grows = grows || width(e.NewText) > width(string(src.Text[e.Start:e.End]))
@@ -325,12 +326,12 @@ func relayGrownList(src *Source, root *syntree.Node, fx *Fix) {
 		for n := root; n != nil && list == nil; {
 			var next *syntree.Node
 			for _, c := range n.NamedChildren() {
-				if start(c) <= e.Start && e.End <= end(c) {
+				if c.Start() <= e.Start && e.End <= c.End() {
 					next = c
 					break
 				}
 			}
-			if t := n.Type(); (t == "argument_list" || t == "dictionary" || t == "parameters") && start(n) < e.Start && e.End < end(n) &&
+			if t := n.Type(); (t == "argument_list" || t == "dictionary" || t == "parameters") && n.Start() < e.Start && e.End < n.End() &&
 				(next == nil || !strings.Contains("argument_list dictionary parameters", next.Type()) && !holdsList(next, e)) {
 				list = n
 			}
@@ -343,9 +344,9 @@ func relayGrownList(src *Source, root *syntree.Node, fx *Fix) {
 	if list == nil {
 		return
 	}
-	var inside, outside []Edit
+	var inside, outside []finding.Edit
 	for _, e := range fx.Edits {
-		if e.End <= start(list) || e.Start >= end(list) {
+		if e.End <= list.Start() || e.Start >= list.End() {
 			outside = append(outside, e)
 		} else {
 			inside = append(inside, e)
@@ -363,7 +364,7 @@ func relayGrownList(src *Source, root *syntree.Node, fx *Fix) {
 		fx.Edits = append(granular(src, list, inside, e), outside...)
 	}
 	if fx.Claim == "" {
-		fx.Claim = argsClaim(list)
+		fx.Claim = ArgsClaim(list)
 	}
 }
 
@@ -371,28 +372,28 @@ func relayGrownList(src *Source, root *syntree.Node, fx *Fix) {
 // each stay on one line and leave the places an addition to the list
 // inserts at alone: the line after the last item's, and the end of the
 // last item when no comma follows it.
-func lineLocal(src *Source, list *syntree.Node, edits []Edit) bool {
-	items := realArgs(list)
+func lineLocal(src *semantic.Source, list *syntree.Node, edits []finding.Edit) bool {
+	items := semantic.RealArgs(list)
 	if len(items) == 0 {
 		return false
 	}
-	line := src.Position(start(list)).Line
+	line := src.Position(list.Start()).Line
 	for _, it := range items {
-		l := src.Position(start(it)).Line
+		l := src.Position(it.Start()).Line
 		if l == line {
 			return false // two items on a line, or one on the "(" line
 		}
 		line = l
 	}
 	last := items[len(items)-1]
-	if src.Position(end(list)).Line == src.Position(end(last)).Line {
+	if src.Position(list.End()).Line == src.Position(last.End()).Line {
 		return false // the ")" hugs the last item
 	}
 	for _, e := range edits {
 		if strings.ContainsAny(e.NewText, "\r\n") || src.Position(e.Start).Line != src.Position(e.End).Line {
 			return false
 		}
-		if e.End >= end(last) && (commaAfter(list, last) == nil || e.End >= src.ContentEnd(end(last))+1) {
+		if e.End >= last.End() && (commaAfter(list, last) == nil || e.End >= src.ContentEnd(last.End())+1) {
 			return false
 		}
 	}
@@ -405,9 +406,9 @@ func lineLocal(src *Source, list *syntree.Node, edits []Edit) bool {
 // applies in the same pass, and the list keeps the layout e gives it.
 // Where the items of e's text cannot be matched with the list's, e stays
 // whole.
-func granular(src *Source, list *syntree.Node, edits []Edit, e Edit) []Edit {
-	whole := []Edit{e}
-	open, close := start(list), end(list)-1
+func granular(src *semantic.Source, list *syntree.Node, edits []finding.Edit, e finding.Edit) []finding.Edit {
+	whole := []finding.Edit{e}
+	open, close := list.Start(), list.End()-1
 	if open < e.Start || close >= e.End {
 		return whole
 	}
@@ -445,11 +446,11 @@ func granular(src *Source, list *syntree.Node, edits []Edit, e Edit) []Edit {
 		}
 		return true
 	})
-	items := realArgs(list)
+	items := semantic.RealArgs(list)
 	if closeAt < 0 || len(got) < len(items) || e.NewText[closeAt:] != string(src.Text[close:e.End]) {
 		return whole
 	}
-	var out []Edit
+	var out []finding.Edit
 	oldAt, newAt := e.Start, 0
 	gap := func(oldTo, newTo int) {
 		old, neu := string(src.Text[oldAt:oldTo]), e.NewText[newAt:newTo]
@@ -462,13 +463,13 @@ func granular(src *Source, list *syntree.Node, edits []Edit, e Edit) []Edit {
 			q++
 		}
 		if old != neu {
-			out = append(out, Edit{Start: oldAt + p, End: oldTo - q, NewText: neu[p : len(neu)-q]})
+			out = append(out, finding.Edit{Start: oldAt + p, End: oldTo - q, NewText: neu[p : len(neu)-q]})
 		}
 	}
 	for i, it := range items {
 		touched := false
 		for _, x := range edits {
-			touched = touched || x.Start < end(it) && x.End > start(it)
+			touched = touched || x.Start < it.End() && x.End > it.Start()
 		}
 		if touched {
 			continue
@@ -476,13 +477,13 @@ func granular(src *Source, list *syntree.Node, edits []Edit, e Edit) []Edit {
 		if e.NewText[got[i].from:got[i].to] != it.Content(src.Text) {
 			return whole
 		}
-		gap(start(it), got[i].from)
-		oldAt, newAt = end(it), got[i].to
+		gap(it.Start(), got[i].from)
+		oldAt, newAt = it.End(), got[i].to
 	}
 	gap(e.End, len(e.NewText))
-	shifted := make([]Edit, len(out))
+	shifted := make([]finding.Edit, len(out))
 	for i, x := range out {
-		shifted[i] = Edit{Start: x.Start - e.Start, End: x.End - e.Start, NewText: x.NewText}
+		shifted[i] = finding.Edit{Start: x.Start - e.Start, End: x.End - e.Start, NewText: x.NewText}
 	}
 	if neu, err := finding.ApplyEdits(src.Text[e.Start:e.End], shifted); err != nil || string(neu) != e.NewText {
 		return whole
@@ -492,26 +493,26 @@ func granular(src *Source, list *syntree.Node, edits []Edit, e Edit) []Edit {
 
 // relaidAsIs reports that the layout e gives list is what applying edits
 // where they are gives.
-func relaidAsIs(src *Source, list *syntree.Node, edits []Edit, e Edit) bool {
-	var shifted []Edit
+func relaidAsIs(src *semantic.Source, list *syntree.Node, edits []finding.Edit, e finding.Edit) bool {
+	var shifted []finding.Edit
 	for _, x := range edits {
-		shifted = append(shifted, Edit{Start: x.Start - start(list), End: x.End - start(list), NewText: x.NewText})
+		shifted = append(shifted, finding.Edit{Start: x.Start - list.Start(), End: x.End - list.Start(), NewText: x.NewText})
 	}
-	inline, err := finding.ApplyEdits(src.Text[start(list):end(list)], shifted)
+	inline, err := finding.ApplyEdits(src.Text[list.Start():list.End()], shifted)
 	return err == nil && string(inline) == e.NewText
 }
 
 // holdsList reports whether a list below n holds the edit e.
-func holdsList(n *syntree.Node, e Edit) bool {
+func holdsList(n *syntree.Node, e finding.Edit) bool {
 	for n != nil {
 		var next *syntree.Node
 		for _, c := range n.NamedChildren() {
-			if start(c) <= e.Start && e.End <= end(c) {
+			if c.Start() <= e.Start && e.End <= c.End() {
 				next = c
 				break
 			}
 		}
-		if next != nil && strings.Contains("argument_list dictionary parameters", next.Type()) && start(next) < e.Start && e.End < end(next) {
+		if next != nil && strings.Contains("argument_list dictionary parameters", next.Type()) && next.Start() < e.Start && e.End < next.End() {
 			return true
 		}
 		n = next
@@ -522,26 +523,26 @@ func holdsList(n *syntree.Node, e Edit) bool {
 // relaid is the edit that lays out list again, as black does, once edits
 // inside it are applied, or ok=false when that is not needed or not
 // possible (see relaidLine and relaidList).
-func relaid(src *Source, list *syntree.Node, edits []Edit) (Edit, bool) {
-	if src.Position(end(list)).Line == src.Position(start(list)).Line {
+func relaid(src *semantic.Source, list *syntree.Node, edits []finding.Edit) (finding.Edit, bool) {
+	if src.Position(list.End()).Line == src.Position(list.Start()).Line {
 		return relaidLine(src, list, edits)
 	}
 	l, ok := layoutOf(src, list)
 	if !ok {
-		return Edit{}, false
+		return finding.Edit{}, false
 	}
-	items := realArgs(list)
-	from, to := start(items[0]), end(items[len(items)-1])
-	var shifted []Edit
+	items := semantic.RealArgs(list)
+	from, to := items[0].Start(), items[len(items)-1].End()
+	var shifted []finding.Edit
 	for _, e := range edits {
 		if e.Start < from || e.End > to {
-			return Edit{}, false
+			return finding.Edit{}, false
 		}
-		shifted = append(shifted, Edit{Start: e.Start - from, End: e.End - from, NewText: e.NewText})
+		shifted = append(shifted, finding.Edit{Start: e.Start - from, End: e.End - from, NewText: e.NewText})
 	}
 	body, err := finding.ApplyEdits(src.Text[from:to], shifted)
 	if err != nil {
-		return Edit{}, false
+		return finding.Edit{}, false
 	}
 	return relaidList(src, list, l, splitTopCommas(string(body)))
 }
@@ -552,31 +553,31 @@ func relaid(src *Source, list *syntree.Node, edits []Edit) (Edit, bool) {
 // brackets alone (a comment on it, operators outside the brackets, an
 // item that cannot fit, or a line inside brackets that holds several items:
 // black splits those at their commas first).
-func relaidLine(src *Source, list *syntree.Node, edits []Edit) (Edit, bool) {
-	from := src.LineStart(start(list))
-	to := src.ContentEnd(start(list))
-	if to < end(list) {
-		return Edit{}, false
+func relaidLine(src *semantic.Source, list *syntree.Node, edits []finding.Edit) (finding.Edit, bool) {
+	from := src.LineStart(list.Start())
+	to := src.ContentEnd(list.Start())
+	if to < list.End() {
+		return finding.Edit{}, false
 	}
 	line := string(src.Text[from:to])
 	indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 	from += len(indent)
 	var err error
 	text := []byte(src.Text[from:to])
-	shifted := make([]Edit, 0, len(edits))
+	shifted := make([]finding.Edit, 0, len(edits))
 	for _, e := range edits {
 		if e.Start < from || e.End > to {
-			return Edit{}, false
+			return finding.Edit{}, false
 		}
-		shifted = append(shifted, Edit{Start: e.Start - from, End: e.End - from, NewText: e.NewText})
+		shifted = append(shifted, finding.Edit{Start: e.Start - from, End: e.End - from, NewText: e.NewText})
 	}
 	if text, err = finding.ApplyEdits(text, shifted); err != nil {
-		return Edit{}, false
+		return finding.Edit{}, false
 	}
 	content := string(text)
-	limit := src.lineLimit()
+	limit := lineLimit(src)
 	if width(indent+content) <= limit || strings.Contains(content, "\n") {
-		return Edit{}, false
+		return finding.Edit{}, false
 	}
 	// A trailing comment counts in the length (as black counts it) and
 	// stays at the end of the last line.
@@ -586,25 +587,25 @@ func relaidLine(src *Source, list *syntree.Node, edits []Edit) (Edit, bool) {
 		code = strings.TrimRight(content[:i], " \t")
 		comment = content[len(code):]
 	}
-	if skel, ok := skeleton(code); !ok || insideBrackets(list, src.LineStart(start(list))) && strings.Contains(strings.TrimSuffix(skel, ","), ",") {
-		return Edit{}, false
+	if skel, ok := skeleton(code); !ok || insideBrackets(list, src.LineStart(list.Start())) && strings.Contains(strings.TrimSuffix(skel, ","), ",") {
+		return finding.Edit{}, false
 	}
 	lines, ok := splitRight(indent, src.IndentUnit(), code, limit-width(comment))
 	if !ok || len(lines) == 1 {
-		return Edit{}, false
+		return finding.Edit{}, false
 	}
 	if comment != "" {
 		if lines, ok = splitRight(indent, src.IndentUnit(), code, limit); !ok {
-			return Edit{}, false
+			return finding.Edit{}, false
 		}
 		if len(lines) == 1 {
 			// Fits without the comment: left as it is (whether black
 			// splits it depends on more than the brackets).
-			return Edit{}, false
+			return finding.Edit{}, false
 		}
 		lines[len(lines)-1] += comment
 	}
-	return Edit{Start: from, End: to, NewText: strings.TrimPrefix(strings.Join(lines, src.EOL), indent)}, true
+	return finding.Edit{Start: from, End: to, NewText: strings.TrimPrefix(strings.Join(lines, src.EOL), indent)}, true
 }
 
 // commentStart is the offset of the "#" that opens a line's comment.
@@ -625,7 +626,7 @@ func insideBrackets(n *syntree.Node, lineStart int) bool {
 		switch p.Type() {
 		case "argument_list", "dictionary", "list", "tuple", "set", "parenthesized_expression", "subscript",
 			"generator_expression", "list_comprehension", "dictionary_comprehension", "set_comprehension":
-			if start(p) < lineStart {
+			if p.Start() < lineStart {
 				return true
 			}
 		}

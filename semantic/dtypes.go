@@ -1,4 +1,4 @@
-package rewrite
+package semantic
 
 import (
 	"strings"
@@ -7,15 +7,15 @@ import (
 )
 
 // dtypeStrings are the dtypes a string may name (torch_dtype="bf16" is not
-// one), as lowPrecision classifies them.
+// one), as LowPrecision classifies them.
 var dtypeStrings = map[string]string{
 	"bfloat16": "bfloat16", "float16": "float16", "half": "float16", "auto": "auto",
 	"float32": "float32", "float": "float32",
 }
 
-// lowPrecision classifies a dtype expression: "bfloat16", "float16",
+// LowPrecision classifies a dtype expression: "bfloat16", "float16",
 // "auto", "float32", or "" when it is not a literal dtype.
-func lowPrecision(f *Facts, v *syntree.Node) string {
+func LowPrecision(f *Facts, v *syntree.Node) string {
 	text := f.Src.Text
 	if s, ok := StringValue(v, text); ok {
 		return dtypeStrings[s]
@@ -23,7 +23,7 @@ func lowPrecision(f *Facts, v *syntree.Node) string {
 	if v.Type() != "attribute" && v.Type() != "identifier" {
 		return ""
 	}
-	switch f.Resolve(dottedName(v, text)) {
+	switch f.Resolve(DottedName(v, text)) {
 	case "torch.bfloat16":
 		return "bfloat16"
 	case "torch.float16", "torch.half":
@@ -34,11 +34,11 @@ func lowPrecision(f *Facts, v *syntree.Node) string {
 	return ""
 }
 
-// stringDtypes reports dtypes all written as string literals naming a
+// StringDtypes reports dtypes all written as string literals naming a
 // dtype ("bfloat16", 'float16'; not "auto", which transformers took as its
 // only string before it took dtype names), and a quote for a new one in
 // the first one's quotes.
-func stringDtypes(vals []*syntree.Node, text []byte) (quote func(string) string, ok bool) {
+func StringDtypes(vals []*syntree.Node, text []byte) (quote func(string) string, ok bool) {
 	for _, v := range vals {
 		if s, isStr := StringValue(v, text); !isStr || s == "auto" || dtypeStrings[s] == "" {
 			return nil, false

@@ -1,90 +1,73 @@
-package rewrite
+package pyedit
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/loratune/loratune-fix/finding"
+	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
-// Helpers that turn an intention ("add this keyword", "insert these lines
-// after that statement") into byte edits that follow the file's own layout.
-// Each returns ok=false when the layout is one it cannot edit safely; the
-// rule then reports without a fix.
-
-func start(n *syntree.Node) int { return int(n.StartByte()) }
-func end(n *syntree.Node) int   { return int(n.EndByte()) }
-
-// realArgs are the arguments of an argument_list, comments left out.
-func realArgs(args *syntree.Node) []*syntree.Node {
-	var out []*syntree.Node
-	for _, a := range args.NamedChildren() {
-		if a.Type() != "comment" {
-			out = append(out, a)
-		}
-	}
-	return out
+// AddKeyword is the fix that appends name=value to a call's arguments in
+// the call's style (see ListAddition).
+func AddKeyword(src *semantic.Source, args *syntree.Node, message, name, value string) *finding.Fix {
+	return AddingFix(message, ListAddition(src, args, name+"="+value))
 }
 
-// addKeyword is the fix that appends name=value to a call's arguments in
-// the call's style (see listAddition).
-func addKeyword(src *Source, args *syntree.Node, message, name, value string) *Fix {
-	return addingFix(message, listAddition(src, args, name+"="+value))
-}
-
-// listAdd is an item added to a bracketed list: the edits that add it, and
+// ListAdd is an item added to a bracketed list: the edits that add it, and
 // whether they compose with other additions to the list.
-type listAdd struct {
+type ListAdd struct {
 	key   string // the keyword or dict key the item sets
-	edits []Edit
+	Edits []finding.Edit
 	// composes: the edits are one insertion, after the last item, that
 	// brings its own separator (", x", ",\n    x" or "    x,\n"), so that
 	// several such additions at one place, applied together, add every
 	// item. An addition to "()", or after a last item followed by a
 	// comment and no comma, needs a separator another addition also
 	// inserts: it takes the list alone.
-	composes bool
+	Composes bool
 	claim    string // the list's Fix.Claim
 }
 
 // Key is the keyword or dict key the added item sets (Fix.Adds).
-func (a *listAdd) Key() string { return a.key }
+func (a *ListAdd) Key() string { return a.key }
 
-// listAddition lays out item added to the list args in the list's style:
+// ListAddition lays out item added to the list args in the list's style:
 // inline (", item" after the last item), or one item a line (with or
 // without a trailing comma).
-func listAddition(src *Source, args *syntree.Node, item string) *listAdd {
+func ListAddition(src *semantic.Source, args *syntree.Node, item string) *ListAdd {
 	// The key: what stands before the first "=" (a keyword) or ":" (a
 	// dict entry).
 	key := strings.TrimSpace(item[:strings.IndexAny(item+"=", "=:")])
-	a := &listAdd{key: key, claim: argsClaim(args), composes: true}
-	insert := func(at int, text string) { a.edits = append(a.edits, Edit{Start: at, End: at, NewText: text}) }
-	list := realArgs(args)
+	a := &ListAdd{key: key, claim: ArgsClaim(args), Composes: true}
+	insert := func(at int, text string) { a.Edits = append(a.Edits, finding.Edit{Start: at, End: at, NewText: text}) }
+	list := semantic.RealArgs(args)
 	if len(list) == 0 {
-		insert(start(args)+1, item)
-		a.composes = false
+		insert(args.Start()+1, item)
+		a.Composes = false
 		return a
 	}
 	last := list[len(list)-1]
 	// Too long with the item: laid out again, as the formatter would.
-	inner := []Edit{{Start: end(last), End: end(last), NewText: ", " + item}}
+	inner := []finding.Edit{{Start: last.End(), End: last.End(), NewText: ", " + item}}
 	if e, ok := relaid(src, args, inner); ok {
-		a.edits, a.composes = granular(src, args, inner, e), false
+		a.Edits, a.Composes = granular(src, args, inner, e), false
 		return a
 	}
-	closeParen := end(args) - 1
-	lastLine := src.Position(end(last)).Line
-	indent, own := src.Indent(start(last))
+	closeParen := args.End() - 1
+	lastLine := src.Position(last.End()).Line
+	indent, own := src.Indent(last.Start())
 	// Inline, the closing parenthesis hugging the last item, or f(a,\n  b)
 	// where the last item shares the "(" line: ", item" after it.
 	if src.Position(closeParen).Line == lastLine ||
-		!own && src.Position(start(last)).Line == src.Position(start(args)).Line {
-		insert(end(last), ", "+item)
+		!own && src.Position(last.Start()).Line == src.Position(args.Start()).Line {
+		insert(last.End(), ", "+item)
 		return a
 	}
-	lineEnd := src.LineEnd(end(last))
-	switch rest := strings.TrimSpace(string(src.Text[end(last):src.ContentEnd(end(last))])); {
+	lineEnd := src.LineEnd(last.End())
+	switch rest := strings.TrimSpace(string(src.Text[last.End():src.ContentEnd(last.End())])); {
 	case commaAfter(args, last) != nil:
 		// A line "indent item," after the last item's line.
 		text := indent + item + "," + src.EOL
@@ -93,24 +76,24 @@ func listAddition(src *Source, args *syntree.Node, item string) *listAdd {
 		}
 		insert(lineEnd, text)
 	case rest == "":
-		insert(end(last), ","+src.EOL+indent+item)
+		insert(last.End(), ","+src.EOL+indent+item)
 	default:
 		// A comment after the last item: its comma goes before the
 		// comment, the item on a line of its own after it.
-		insert(end(last), ",")
+		insert(last.End(), ",")
 		insert(lineEnd, indent+item+src.EOL)
-		a.composes = false
+		a.Composes = false
 	}
 	return a
 }
 
-// addingFix is the fix that makes the addition add, plus more edits (an
+// AddingFix is the fix that makes the addition add, plus more edits (an
 // import it needs). It claims the list: another fix on the list waits for
 // the next pass, unless both are additions that compose, under different
 // keys.
-func addingFix(message string, add *listAdd, more ...Edit) *Fix {
-	fx := &Fix{Message: message, Edits: append(append([]Edit(nil), add.edits...), more...), Claim: add.claim}
-	if add.composes {
+func AddingFix(message string, add *ListAdd, more ...finding.Edit) *finding.Fix {
+	fx := &finding.Fix{Message: message, Edits: append(append([]finding.Edit(nil), add.Edits...), more...), Claim: add.claim}
+	if add.Composes {
 		fx.Adds = add
 	}
 	return fx
@@ -130,32 +113,32 @@ func commaAfter(args, n *syntree.Node) *syntree.Node {
 	return nil
 }
 
-// argsClaim is the Fix.Claim of a fix that adds to an argument list.
-func argsClaim(args *syntree.Node) string { return fmt.Sprintf("args@%d", args.StartByte()) }
+// ArgsClaim is the Fix.Claim of a fix that adds to an argument list.
+func ArgsClaim(args *syntree.Node) string { return fmt.Sprintf("args@%d", args.StartByte()) }
 
-// standsAlone reports whether stmt is the only statement on its lines: only
+// StandsAlone reports whether stmt is the only statement on its lines: only
 // indentation before it and nothing but a comment after it.
-func standsAlone(src *Source, stmt *syntree.Node) (indent string, ok bool) {
-	indent, own := src.Indent(start(stmt))
+func StandsAlone(src *semantic.Source, stmt *syntree.Node) (indent string, ok bool) {
+	indent, own := src.Indent(stmt.Start())
 	if !own {
 		return "", false
 	}
-	rest := strings.TrimSpace(string(src.Text[end(stmt):src.LineEnd(end(stmt))]))
+	rest := strings.TrimSpace(string(src.Text[stmt.End():src.LineEnd(stmt.End())]))
 	if rest != "" && !strings.HasPrefix(rest, "#") {
 		return "", false
 	}
 	return indent, true
 }
 
-// template turns lines written with "\t" for each indentation level into the
+// Template turns lines written with "\t" for each indentation level into the
 // file's indentation and line ending, under base.
-// Each line is laid out within the line length (laidOut).
-func template(src *Source, base string, lines []string) string {
+// Each line is laid out within the line length (LaidOut).
+func Template(src *semantic.Source, base string, lines []string) string {
 	var b strings.Builder
 	for _, l := range lines {
 		depth := len(l) - len(strings.TrimLeft(l, "\t"))
 		line := base + strings.Repeat(src.IndentUnit(), depth) + l[depth:]
-		for _, out := range laidOut(line, src.IndentUnit(), src.lineLimit()) {
+		for _, out := range LaidOut(line, src.IndentUnit(), lineLimit(src)) {
 			b.WriteString(out)
 			b.WriteString(src.EOL)
 		}
@@ -163,24 +146,24 @@ func template(src *Source, base string, lines []string) string {
 	return b.String()
 }
 
-// insertAfter inserts lines after the statement stmt, at its indentation.
-func insertAfter(src *Source, stmt *syntree.Node, lines []string) (Edit, bool) {
-	indent, ok := standsAlone(src, stmt)
+// InsertAfter inserts lines after the statement stmt, at its indentation.
+func InsertAfter(src *semantic.Source, stmt *syntree.Node, lines []string) (finding.Edit, bool) {
+	indent, ok := StandsAlone(src, stmt)
 	if !ok {
-		return Edit{}, false
+		return finding.Edit{}, false
 	}
-	at := src.LineEnd(end(stmt))
-	text := template(src, indent, lines)
+	at := src.LineEnd(stmt.End())
+	text := Template(src, indent, lines)
 	if at == len(src.Text) && (at == 0 || src.Text[at-1] != '\n') {
 		// The file ends without a line ending: keep it that way.
 		text = src.EOL + strings.TrimSuffix(text, src.EOL)
 	}
-	return Edit{Start: at, End: at, NewText: text}, true
+	return finding.Edit{Start: at, End: at, NewText: text}, true
 }
 
-// soleStatement reports whether stmt is the only statement of its block, so
+// SoleStatement reports whether stmt is the only statement of its block, so
 // that removing it needs a "pass" in its place.
-func soleStatement(stmt *syntree.Node) bool {
+func SoleStatement(stmt *syntree.Node) bool {
 	p := stmt.Parent()
 	if p == nil || p.Type() != "block" {
 		return false
@@ -194,11 +177,11 @@ func soleStatement(stmt *syntree.Node) bool {
 	return n == 1
 }
 
-// soleGuard is the if statement (without else) whose block holds stmt
+// SoleGuard is the if statement (without else) whose block holds stmt
 // alone, or nil: removing or commenting out stmt takes the guard along.
-func soleGuard(stmt *syntree.Node) *syntree.Node {
+func SoleGuard(stmt *syntree.Node) *syntree.Node {
 	block := stmt.Parent()
-	if block == nil || block.Type() != "block" || !soleStatement(stmt) {
+	if block == nil || block.Type() != "block" || !SoleStatement(stmt) {
 		return nil
 	}
 	guard := block.Parent()
@@ -208,46 +191,46 @@ func soleGuard(stmt *syntree.Node) *syntree.Node {
 	return guard
 }
 
-// replaceStatement replaces the whole lines of stmt by lines (which may be
+// ReplaceStatement replaces the whole lines of stmt by lines (which may be
 // empty), keeping the block valid.
-func replaceStatement(src *Source, stmt *syntree.Node, lines []string) (Edit, bool) {
-	indent, ok := standsAlone(src, stmt)
+func ReplaceStatement(src *semantic.Source, stmt *syntree.Node, lines []string) (finding.Edit, bool) {
+	indent, ok := StandsAlone(src, stmt)
 	if !ok {
-		return Edit{}, false
+		return finding.Edit{}, false
 	}
-	if soleStatement(stmt) {
+	if SoleStatement(stmt) {
 		lines = append(append([]string{}, lines...), "pass")
 	}
-	from, to := src.LineStart(start(stmt)), src.LineEnd(end(stmt))
+	from, to := src.LineStart(stmt.Start()), src.LineEnd(stmt.End())
 	// The user's comments on the replaced lines stay, as they were, on
 	// lines of their own above what replaces them.
 	var kept strings.Builder
-	walkNodes(stmt, func(n *syntree.Node) bool {
+	semantic.WalkNodes(stmt, func(n *syntree.Node) bool {
 		if n.Type() == "comment" {
 			kept.WriteString(indent + n.Content(src.Text) + src.EOL)
 		}
 		return true
 	})
-	if rest := strings.TrimSpace(string(src.Text[end(stmt):to])); strings.HasPrefix(rest, "#") {
+	if rest := strings.TrimSpace(string(src.Text[stmt.End():to])); strings.HasPrefix(rest, "#") {
 		kept.WriteString(indent + rest + src.EOL)
 	}
-	text := kept.String() + template(src, indent, lines)
+	text := kept.String() + Template(src, indent, lines)
 	if to == len(src.Text) && (to == 0 || src.Text[to-1] != '\n') {
 		text = strings.TrimSuffix(text, src.EOL)
 	}
-	return Edit{Start: from, End: to, NewText: text}, true
+	return finding.Edit{Start: from, End: to, NewText: text}, true
 }
 
-// commentOut turns the lines of stmt into comments under a header comment,
+// CommentOut turns the lines of stmt into comments under a header comment,
 // so that the user can restore them by uncommenting.
-func commentOut(src *Source, stmt *syntree.Node, header string) ([]Edit, bool) {
-	indent, ok := standsAlone(src, stmt)
+func CommentOut(src *semantic.Source, stmt *syntree.Node, header string) ([]finding.Edit, bool) {
+	indent, ok := StandsAlone(src, stmt)
 	if !ok {
 		return nil, false
 	}
-	first := src.LineStart(start(stmt))
-	edits := []Edit{{Start: first, End: first, NewText: template(src, indent, []string{header})}}
-	for off := first; off < end(stmt); off = src.LineEnd(off) {
+	first := src.LineStart(stmt.Start())
+	edits := []finding.Edit{{Start: first, End: first, NewText: Template(src, indent, []string{header})}}
+	for off := first; off < stmt.End(); off = src.LineEnd(off) {
 		line := src.Text[off:src.LineEnd(off)]
 		if strings.TrimSpace(string(line)) == "" {
 			if src.LineEnd(off) == off {
@@ -259,47 +242,47 @@ func commentOut(src *Source, stmt *syntree.Node, header string) ([]Edit, bool) {
 		if !strings.HasPrefix(string(line), indent) {
 			at = off + len(line) - len(strings.TrimLeft(string(line), " \t"))
 		}
-		edits = append(edits, Edit{Start: at, End: at, NewText: "# "})
+		edits = append(edits, finding.Edit{Start: at, End: at, NewText: "# "})
 		if src.LineEnd(off) == off {
 			break
 		}
 	}
-	if soleStatement(stmt) {
-		at := src.LineEnd(end(stmt))
-		text := template(src, indent, []string{"pass"})
+	if SoleStatement(stmt) {
+		at := src.LineEnd(stmt.End())
+		text := Template(src, indent, []string{"pass"})
 		if at == len(src.Text) && src.Text[at-1] != '\n' {
 			text = src.EOL + strings.TrimSuffix(text, src.EOL)
 		}
-		edits = append(edits, Edit{Start: at, End: at, NewText: text})
+		edits = append(edits, finding.Edit{Start: at, End: at, NewText: text})
 	}
 	return edits, true
 }
 
-// ensureImport returns the local name of module (its alias when imported
+// EnsureImport returns the local name of module (its alias when imported
 // as one) and, when the file lacks the import, the edit that adds
 // "import module" (see addImport).
-func ensureImport(f *Facts, module string) (string, []Edit) {
+func EnsureImport(f *semantic.Facts, module string) (string, []finding.Edit) {
 	if local, ok := f.Alias(module); ok {
 		return local, nil
 	}
-	return module, []Edit{addImport(f, "import "+module)}
+	return module, []finding.Edit{addImport(f, "import "+module)}
 }
 
-// torchName renders torch.<attr> with the file's alias for torch, adding
+// TorchName renders torch.<attr> with the file's alias for torch, adding
 // the import when the file lacks it.
-func torchName(f *Facts, attr string) (string, []Edit) {
-	local, edits := ensureImport(f, "torch")
+func TorchName(f *semantic.Facts, attr string) (string, []finding.Edit) {
+	local, edits := EnsureImport(f, "torch")
 	return local + "." + attr, edits
 }
 
-// ensureFromImport returns the name under which the file can call
+// EnsureFromImport returns the name under which the file can call
 // module.name (its own import, an alias of the module, or a new
 // from-import) and, when the import is missing, the edit that adds it:
 // into a one-line "from module import a, b" where the file has one, at
 // the place isort sorts it to (isortName); the statement is laid out one
 // name a line in parentheses, as isort and black write it, when the joined
 // line would pass the line length; else a new line (see addImport).
-func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
+func EnsureFromImport(f *semantic.Facts, module, name string) (string, []finding.Edit) {
 	if local, ok := f.Alias(module + "." + name); ok {
 		return local, nil
 	}
@@ -307,7 +290,7 @@ func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 		return local + "." + name, nil
 	}
 	text := f.Src.Text
-	for _, st := range f.importStmts {
+	for _, st := range f.ImportStmts {
 		mod := st.ChildByFieldName("module_name")
 		if st.Type() != "import_from_statement" || mod == nil || mod.Content(text) != module ||
 			strings.ContainsAny(st.Content(text), "(*\\\n") {
@@ -330,14 +313,14 @@ func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 			}
 		}
 		last := names[len(names)-1]
-		line := string(text[f.Src.LineStart(end(last)):f.Src.ContentEnd(end(last))])
-		if width(line+", "+name) <= f.Src.lineLimit() {
+		line := string(text[f.Src.LineStart(last.End()):f.Src.ContentEnd(last.End())])
+		if width(line+", "+name) <= lineLimit(f.Src) {
 			if before != nil {
-				return name, []Edit{{Start: start(before), End: start(before), NewText: name + ", "}}
+				return name, []finding.Edit{{Start: before.Start(), End: before.Start(), NewText: name + ", "}}
 			}
-			return name, []Edit{{Start: end(last), End: end(last), NewText: ", " + name}}
+			return name, []finding.Edit{{Start: last.End(), End: last.End(), NewText: ", " + name}}
 		}
-		if _, ok := standsAlone(f.Src, st); !ok || strings.TrimSpace(line) != strings.TrimSpace(st.Content(text)) {
+		if _, ok := StandsAlone(f.Src, st); !ok || strings.TrimSpace(line) != strings.TrimSpace(st.Content(text)) {
 			break // a comment or more on its line: a line of its own
 		}
 		var b strings.Builder
@@ -352,9 +335,9 @@ func ensureFromImport(f *Facts, module, name string) (string, []Edit) {
 			b.WriteString("    " + name + "," + f.Src.EOL)
 		}
 		b.WriteString(")")
-		return name, []Edit{{Start: start(st), End: end(st), NewText: b.String()}}
+		return name, []finding.Edit{{Start: st.Start(), End: st.End(), NewText: b.String()}}
 	}
-	return name, []Edit{addImport(f, "from "+module+" import "+name)}
+	return name, []finding.Edit{addImport(f, "from "+module+" import "+name)}
 }
 
 // isortName is a from-import name's place in isort's default order
@@ -375,13 +358,13 @@ func isortName(name string) string {
 // there is none (or it shares its line), after what must stay first: the
 // comments that open the file (a shebang, an encoding line), the module
 // docstring and "from __future__" imports.
-func addImport(f *Facts, line string) Edit {
+func addImport(f *semantic.Facts, line string) finding.Edit {
 	src := f.Src
 	if e, ok := importPlace(f, line); ok {
 		return e
 	}
-	if n := len(f.importStmts); n > 0 {
-		if e, ok := insertAfter(src, f.importStmts[n-1], []string{line}); ok {
+	if n := len(f.ImportStmts); n > 0 {
+		if e, ok := InsertAfter(src, f.ImportStmts[n-1], []string{line}); ok {
 			return e
 		}
 	}
@@ -392,11 +375,11 @@ func addImport(f *Facts, line string) Edit {
 		}
 		docstring := stmts == 0 && c.Type() == "expression_statement" && c.NamedChildCount() == 1 && c.NamedChild(0).Type() == "string"
 		if docstring || c.Type() == "future_import_statement" {
-			at, stmts = src.LineEnd(end(c)), stmts+1
+			at, stmts = src.LineEnd(c.End()), stmts+1
 			continue
 		}
 		if stmts == 0 {
-			at = src.LineStart(start(c))
+			at = src.LineStart(c.Start())
 		}
 		break
 	}
@@ -404,29 +387,29 @@ func addImport(f *Facts, line string) Edit {
 	if at == len(src.Text) && at > 0 && src.Text[at-1] != '\n' {
 		text = src.EOL + text
 	}
-	return Edit{Start: at, End: at, NewText: text}
+	return finding.Edit{Start: at, End: at, NewText: text}
 }
 
-// dropKeywordArg removes the keyword argument kw from a call's argument
+// DropKeywordArg removes the keyword argument kw from a call's argument
 // list: its whole line when it stands alone on one, else the argument with
-// the comma that joins it to its neighbour (dropArg).
-func dropKeywordArg(src *Source, args, kw *syntree.Node) ([]Edit, bool) {
-	list := realArgs(args)
+// the comma that joins it to its neighbour (DropArg).
+func DropKeywordArg(src *semantic.Source, args, kw *syntree.Node) ([]finding.Edit, bool) {
+	list := semantic.RealArgs(args)
 	idx := slices.IndexFunc(list, kw.Equal)
 	if idx < 0 {
 		return nil, false
 	}
 	text := src.Text
 	// The argument alone on its line (one argument a line style).
-	if _, own := src.Indent(start(kw)); own && len(list) > 1 {
-		lineEnd := src.LineEnd(end(kw))
-		rest := strings.TrimSpace(string(text[end(kw):lineEnd]))
+	if _, own := src.Indent(kw.Start()); own && len(list) > 1 {
+		lineEnd := src.LineEnd(kw.End())
+		rest := strings.TrimSpace(string(text[kw.End():lineEnd]))
 		rest = strings.TrimSpace(strings.TrimPrefix(rest, ","))
 		if rest == "" || strings.HasPrefix(rest, "#") {
 			// The line goes; its comment stays, on a line of its own.
-			line := Edit{Start: src.LineStart(start(kw)), End: lineEnd}
+			line := finding.Edit{Start: src.LineStart(kw.Start()), End: lineEnd}
 			if rest != "" {
-				indent, _ := src.Indent(start(kw))
+				indent, _ := src.Indent(kw.Start())
 				line.NewText = indent + rest + src.EOL
 			}
 			if idx == len(list)-1 && commaAfter(args, kw) == nil {
@@ -434,44 +417,44 @@ func dropKeywordArg(src *Source, args, kw *syntree.Node) ([]Edit, bool) {
 				// argument's comma goes too, unless a comment now follows
 				// it (a trailing comma then, as a formatter writes it).
 				prev := list[idx-1]
-				if commaAfter(args, prev) != nil && src.Position(end(prev)).Line != src.Position(start(kw)).Line {
+				if commaAfter(args, prev) != nil && src.Position(prev.End()).Line != src.Position(kw.Start()).Line {
 					if rest != "" {
-						return []Edit{line}, true
+						return []finding.Edit{line}, true
 					}
 					comma := commaAfter(args, prev)
-					return []Edit{{Start: start(comma), End: end(comma)}, line}, true
+					return []finding.Edit{{Start: comma.Start(), End: comma.End()}, line}, true
 				}
 				return nil, false
 			}
-			return []Edit{line}, true
+			return []finding.Edit{line}, true
 		}
 	}
-	return dropArg(args, kw)
+	return DropArg(args, kw)
 }
 
-// dropArg removes the argument a from a call's argument list in place,
+// DropArg removes the argument a from a call's argument list in place,
 // with the comma that joins it to its neighbour (or its own trailing
 // comma when it is the only argument, or when a comment lies between it
 // and its neighbour: the comment stays).
-func dropArg(args, a *syntree.Node) ([]Edit, bool) {
-	list := realArgs(args)
+func DropArg(args, a *syntree.Node) ([]finding.Edit, bool) {
+	list := semantic.RealArgs(args)
 	idx := slices.IndexFunc(list, a.Equal)
-	withComma := func() ([]Edit, bool) {
-		to := end(a)
+	withComma := func() ([]finding.Edit, bool) {
+		to := a.End()
 		if c := commaAfter(args, a); c != nil {
-			to = end(c)
+			to = c.End()
 		}
-		return []Edit{{Start: start(a), End: to}}, true
+		return []finding.Edit{{Start: a.Start(), End: to}}, true
 	}
 	switch {
 	case idx < 0:
 		return nil, false
 	case len(list) == 1:
 		return withComma()
-	case idx > 0 && !commentBetween(args, end(list[idx-1]), start(a)):
-		return []Edit{{Start: end(list[idx-1]), End: end(a)}}, true
-	case idx+1 < len(list) && !commentBetween(args, end(a), start(list[idx+1])):
-		return []Edit{{Start: start(a), End: start(list[idx+1])}}, true
+	case idx > 0 && !commentBetween(args, list[idx-1].End(), a.Start()):
+		return []finding.Edit{{Start: list[idx-1].End(), End: a.End()}}, true
+	case idx+1 < len(list) && !commentBetween(args, a.End(), list[idx+1].Start()):
+		return []finding.Edit{{Start: a.Start(), End: list[idx+1].Start()}}, true
 	default:
 		// Comments on both sides (or before the last argument): the
 		// argument and its own comma go; the neighbour's comma stays, a
@@ -484,7 +467,7 @@ func dropArg(args, a *syntree.Node) ([]Edit, bool) {
 // [from, to).
 func commentBetween(args *syntree.Node, from, to int) bool {
 	for _, c := range args.Children() {
-		if c.Type() == "comment" && start(c) >= from && start(c) < to {
+		if c.Type() == "comment" && c.Start() >= from && c.Start() < to {
 			return true
 		}
 	}

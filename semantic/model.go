@@ -1,4 +1,4 @@
-package rewrite
+package semantic
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
@@ -27,11 +26,11 @@ import (
 // imported helper, a return to no caller of this file) is Unseen: rules
 // warn there and edit nothing.
 
-// sink is one place a load's value reaches.
-type sink struct {
-	use Use           // Training, NotTraining (inference, merge, export, frozen), Shared, Unseen
-	why string        // for messages: "passed to get_peft_model at line 12"
-	at  *syntree.Node // the call that consumes the value (nil for a return)
+// Sink is one place a load's value reaches.
+type Sink struct {
+	Use Use           // Training, NotTraining (inference, merge, export, frozen), Shared, Unseen
+	Why string        // for messages: "passed to get_peft_model at line 12"
+	At  *syntree.Node // the call that consumes the value (nil for a return)
 	// adapter: the sink trains an adapter on the value (get_peft_model, a
 	// trainer given peft_config=, an adapter loaded with is_trainable=True);
 	// optional: only on some paths (under a run-time if, or a peft_config=
@@ -39,19 +38,19 @@ type sink struct {
 	adapter, optional bool
 }
 
-// verdict decides a load's Use from the sinks its value reaches: any
+// Verdict decides a load's Use from the sinks its value reaches: any
 // training sink trains; otherwise a path the flow cannot see makes it
 // Unseen; otherwise it is not trained.
-func verdict(sinks []sink) (Use, string) {
+func Verdict(sinks []Sink) (Use, string) {
 	for _, want := range []Use{Shared, Training, Unseen} {
 		for _, s := range sinks {
-			if s.use == want {
-				return want, s.why
+			if s.Use == want {
+				return want, s.Why
 			}
 		}
 	}
 	if len(sinks) > 0 {
-		return NotTraining, sinks[0].why
+		return NotTraining, sinks[0].Why
 	}
 	return Unseen, "its value reaches nothing this file trains or runs"
 }
@@ -61,7 +60,7 @@ type tracer struct {
 	f      *Facts
 	origin *syntree.Node // the load whose value is followed
 	seen   map[traceKey]bool
-	sinks  []sink
+	sinks  []Sink
 	depth  int
 }
 
@@ -75,7 +74,7 @@ type traceKey struct {
 const maxTraceDepth = 6
 
 // traceLoad follows the value of a load call to the sinks it reaches.
-func (f *Facts) traceLoad(call *syntree.Node) []sink {
+func (f *Facts) traceLoad(call *syntree.Node) []Sink {
 	t := &tracer{f: f, origin: call, seen: map[traceKey]bool{}}
 	index := -1
 	if p := call.Parent(); p != nil && p.Type() == "assignment" {
@@ -87,10 +86,10 @@ func (f *Facts) traceLoad(call *syntree.Node) []sink {
 	return t.sinks
 }
 
-func (t *tracer) line(n *syntree.Node) int { return t.f.Src.Position(start(n)).Line }
+func (t *tracer) line(n *syntree.Node) int { return t.f.Src.Position(n.Start()).Line }
 
 func (t *tracer) hit(use Use, n *syntree.Node, format string, args ...any) {
-	t.sinks = append(t.sinks, sink{use: use, why: fmt.Sprintf(format, args...) + fmt.Sprintf(" at line %d", t.line(n)), at: n})
+	t.sinks = append(t.sinks, Sink{Use: use, Why: fmt.Sprintf(format, args...) + fmt.Sprintf(" at line %d", t.line(n)), At: n})
 }
 
 // adapterHit is a training sink that puts an adapter on the value.
@@ -108,10 +107,10 @@ func (t *tracer) onlySaved(wrap *syntree.Node, rets []*syntree.Node) bool {
 	sub := &tracer{f: t.f, origin: t.origin, seen: map[traceKey]bool{}, depth: t.depth}
 	sub.from(wrap, -1, "", rets)
 	for _, s := range sub.sinks {
-		if s.use != NotTraining || s.at == nil || s.at.Type() != "call" {
+		if s.Use != NotTraining || s.At == nil || s.At.Type() != "call" {
 			return false
 		}
-		if m := s.at.ChildByFieldName("function"); m == nil || m.Type() != "attribute" {
+		if m := s.At.ChildByFieldName("function"); m == nil || m.Type() != "attribute" {
 			return false
 		} else if name := m.ChildByFieldName("attribute").Content(t.f.Src.Text); name != "save_pretrained" && name != "push_to_hub" {
 			return false
@@ -139,12 +138,12 @@ func (t *tracer) from(n *syntree.Node, index int, tag string, rets []*syntree.No
 	case "parenthesized_expression":
 		t.from(p, index, tag, rets)
 	case "conditional_expression":
-		if c := namedNoComments(p); len(c) == 3 && !c[1].Equal(n) {
+		if c := NamedNoComments(p); len(c) == 3 && !c[1].Equal(n) {
 			t.from(p, index, tag, rets)
 		}
 	case "expression_list", "tuple":
 		if index < 0 && tag == "" {
-			for i, e := range namedNoComments(p) {
+			for i, e := range NamedNoComments(p) {
 				if e.Equal(n) {
 					t.from(p, i, "", rets)
 				}
@@ -160,7 +159,7 @@ func (t *tracer) from(n *syntree.Node, index int, tag string, rets []*syntree.No
 		}
 	case "argument_list":
 		pos := 0
-		for _, a := range realArgs(p) {
+		for _, a := range RealArgs(p) {
 			if a.Equal(n) {
 				break
 			}
@@ -181,7 +180,7 @@ func (t *tracer) from(n *syntree.Node, index int, tag string, rets []*syntree.No
 		if call == nil || call.Type() != "call" {
 			return
 		}
-		if dottedName(call.ChildByFieldName("function"), text) == "dict" && tag == "" && index < 0 {
+		if DottedName(call.ChildByFieldName("function"), text) == "dict" && tag == "" && index < 0 {
 			t.from(call, -1, name, rets) // dict(model=m): the dict carries it
 			return
 		}
@@ -238,7 +237,7 @@ func (t *tracer) bound(target, value *syntree.Node, index int, tag string, rets 
 	text := t.f.Src.Text
 	switch target.Type() {
 	case "pattern_list", "tuple_pattern", "list_pattern":
-		elts := namedNoComments(target)
+		elts := NamedNoComments(target)
 		if index >= 0 && index < len(elts) {
 			t.bound(elts[index], value, -1, tag, rets)
 		}
@@ -256,7 +255,7 @@ func (t *tracer) bound(target, value *syntree.Node, index int, tag string, rets 
 	default:
 		return
 	}
-	key := compact(target.Content(text))
+	key := Compact(target.Content(text))
 	stmt := Statement(target)
 	for _, r := range t.f.readsOf(key, stmt) {
 		t.from(r, index, tag, rets)
@@ -265,9 +264,9 @@ func (t *tracer) bound(target, value *syntree.Node, index int, tag string, rets 
 
 // laterReads are the reads of the name obj in its scope after stmt.
 func (t *tracer) laterReads(obj, stmt *syntree.Node) []*syntree.Node {
-	key := compact(obj.Content(t.f.Src.Text))
+	key := Compact(obj.Content(t.f.Src.Text))
 	var out []*syntree.Node
-	for _, r := range t.f.flow(t.f.scopeOf(obj), key).readNodes {
+	for _, r := range t.f.flow(t.f.ScopeOf(obj), key).readNodes {
 		if r.StartByte() >= stmt.EndByte() {
 			out = append(out, r)
 		}
@@ -279,7 +278,7 @@ func (t *tracer) laterReads(obj, stmt *syntree.Node) []*syntree.Node {
 // its scope, in functions that read it from outside, and for self.x in the
 // other methods of the class.
 func (f *Facts) readsOf(key string, stmt *syntree.Node) []*syntree.Node {
-	fn := f.scopeOf(stmt)
+	fn := f.ScopeOf(stmt)
 	var out []*syntree.Node
 	binds := func(defs []*Def) bool {
 		for _, d := range defs {
@@ -295,15 +294,15 @@ func (f *Facts) readsOf(key string, stmt *syntree.Node) []*syntree.Node {
 			scopes = append(scopes, g)
 		}
 	}
-	if fn != f.module {
-		scopes = append(scopes, f.module)
+	if fn != f.Module {
+		scopes = append(scopes, f.Module)
 	}
 	// A function whose text never names the key (its first part, a plain
 	// name) reads none of it: its walk is not needed.
 	root, _, _ := strings.Cut(key, ".")
-	plain := plainDotted([]byte(root))
+	plain := PlainDotted([]byte(root))
 	for _, s := range scopes {
-		if s != fn && s != f.module && plain && !bytes.Contains(f.Src.Text[s.Body.StartByte():s.Body.EndByte()], []byte(root)) {
+		if s != fn && s != f.Module && plain && !bytes.Contains(f.Src.Text[s.Body.StartByte():s.Body.EndByte()], []byte(root)) {
 			continue
 		}
 		r := f.flow(s, key)
@@ -326,34 +325,34 @@ func (t *tracer) returned(ret *syntree.Node, index int, tag string, rets []*synt
 		t.from(rets[k-1], index, tag, rets[:k-1])
 		return
 	}
-	def := enclosing(ret, "function_definition")
+	def := Enclosing(ret, "function_definition")
 	fn := t.f.funcOf(def)
 	if fn == nil || t.depth >= maxTraceDepth {
 		return
 	}
 	var calls []*Call
 	for _, c := range t.f.Calls {
-		// localFunc finds fn only by its last name: the name test spares
+		// LocalFunc finds fn only by its last name: the name test spares
 		// it the other calls; a call within fn is recursion.
-		if c.Method != fn.Name || within(c.Node, fn.Node) {
+		if c.Method != fn.Name || Within(c.Node, fn.Node) {
 			continue
 		}
-		if lf := t.f.localFunc(c.Node); lf == fn {
+		if lf := t.f.LocalFunc(c.Node); lf == fn {
 			calls = append(calls, c)
 		}
 	}
 	if len(calls) == 0 {
-		t.sinks = append(t.sinks, sink{use: Unseen, why: fmt.Sprintf("returned by %s(), which nothing in this file calls", fn.Name)})
+		t.sinks = append(t.sinks, Sink{Use: Unseen, Why: fmt.Sprintf("returned by %s(), which nothing in this file calls", fn.Name)})
 		return
 	}
 	// Each caller on its own: all training makes it training, a mix makes
 	// it shared between training and other uses.
 	var train, other []string
-	var sub []sink
+	var sub []Sink
 	for _, c := range calls {
 		ct := &tracer{f: t.f, origin: t.origin, seen: t.seen, depth: t.depth + 1}
 		ct.from(c.Node, index, tag, nil)
-		use, why := verdict(ct.sinks)
+		use, why := Verdict(ct.sinks)
 		if use == Training {
 			train = append(train, why)
 		} else {
@@ -363,9 +362,9 @@ func (t *tracer) returned(ret *syntree.Node, index int, tag string, rets []*synt
 	}
 	switch {
 	case len(train) > 0 && len(other) > 0:
-		t.sinks = append(t.sinks, sink{use: Shared, why: fmt.Sprintf("%s() loads the model for training (%s) and for other callers (line %s)", fn.Name, train[0], strings.Join(other, ", "))})
+		t.sinks = append(t.sinks, Sink{Use: Shared, Why: fmt.Sprintf("%s() loads the model for training (%s) and for other callers (line %s)", fn.Name, train[0], strings.Join(other, ", "))})
 	case len(train) > 0:
-		t.sinks = append(t.sinks, sink{use: Training, why: fmt.Sprintf("returned by %s() and %s", fn.Name, train[0])})
+		t.sinks = append(t.sinks, Sink{Use: Training, Why: fmt.Sprintf("returned by %s() and %s", fn.Name, train[0])})
 		t.sinks = append(t.sinks, sub...) // the trainers reached, for TokenizerFor
 	default:
 		t.sinks = append(t.sinks, sub...)
@@ -388,7 +387,7 @@ func (t *tracer) method(attr *syntree.Node, rets []*syntree.Node) {
 	}
 	switch name {
 	case "train":
-		if args := realArgs(call.ChildByFieldName("arguments")); len(args) == 0 || args[0].Content(text) == "True" {
+		if args := RealArgs(call.ChildByFieldName("arguments")); len(args) == 0 || args[0].Content(text) == "True" {
 			t.hit(Training, call, "put in training mode by .train()")
 		}
 	case "add_adapter":
@@ -428,7 +427,7 @@ func (t *tracer) method(attr *syntree.Node, rets []*syntree.Node) {
 // torch.no_grad() or torch.inference_mode() block.
 func (t *tracer) called(call *syntree.Node) {
 	text := t.f.Src.Text
-	for w := enclosing(call, "with_statement"); w != nil; w = enclosing(w, "with_statement") {
+	for w := Enclosing(call, "with_statement"); w != nil; w = Enclosing(w, "with_statement") {
 		for _, c := range w.NamedChildren() {
 			if c.Type() == "with_clause" {
 				if s := c.Content(text); strings.Contains(s, "no_grad") || strings.Contains(s, "inference_mode") {
@@ -437,7 +436,7 @@ func (t *tracer) called(call *syntree.Node) {
 			}
 		}
 	}
-	fn := t.f.scopeOf(call)
+	fn := t.f.ScopeOf(call)
 	for _, c := range t.f.Calls {
 		if c.Func == fn && c.Method == "backward" {
 			t.hit(Training, call, "called in a scope that runs backward()")
@@ -453,7 +452,7 @@ var trainerSide = map[string]bool{"ref_model": true, "reward_model": true, "teac
 // argument follows a value passed to call: positional pos (or keyword kw).
 func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, rets []*syntree.Node) {
 	text := t.f.Src.Text
-	c := t.f.callAt(call)
+	c := t.f.CallAt(call)
 	if c == nil {
 		return
 	}
@@ -462,7 +461,7 @@ func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, ret
 	}
 	first := pos == 0 && kw == "" || kw == "model"
 	switch {
-	case c.Is(semantic.AdapterWrap):
+	case c.Is(AdapterWrap):
 		switch {
 		case !first:
 		case t.onlySaved(call, rets):
@@ -472,14 +471,14 @@ func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, ret
 		default:
 			t.adapterHit(call, "passed to %s", c.Dotted)
 		}
-	case c.Is(semantic.KbitPrepare):
+	case c.Is(KbitPrepare):
 		if first {
 			// model = prepare_model_for_kbit_training(model): the adapter
 			// comes after, on the value it returns.
 			t.hit(Training, call, "passed to %s", c.Dotted)
 			t.from(call, -1, "", rets)
 		}
-	case c.Is(semantic.AdapterCheckpoint):
+	case c.Is(AdapterCheckpoint):
 		if first {
 			if v := KeywordValue(c.Args, "is_trainable", text); v != nil && v.Content(text) == "True" {
 				t.adapterHit(call, "passed to %s(..., is_trainable=True)", c.Dotted)
@@ -513,7 +512,7 @@ func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, ret
 		}
 	case c.Dotted == "dict" || c.Dotted == "print" || c.Dotted == "len" || c.Dotted == "str" || c.Dotted == "type" || c.Dotted == "isinstance" || c.Dotted == "id" || c.Dotted == "repr":
 	default:
-		if fn := t.f.localFunc(call); fn != nil {
+		if fn := t.f.LocalFunc(call); fn != nil {
 			t.into(fn, call, pos, kw, rets)
 			return
 		}
@@ -532,8 +531,8 @@ func (t *tracer) argument(call *syntree.Node, pos int, kw string, index int, ret
 // parameter; a return goes back to call.
 func (t *tracer) into(fn *Func, call *syntree.Node, pos int, kw string, rets []*syntree.Node) {
 	text := t.f.Src.Text
-	params := namedNoComments(fn.Node.ChildByFieldName("parameters"))
-	if enclosing(fn.Node, "class_definition") != nil && len(params) > 0 {
+	params := NamedNoComments(fn.Node.ChildByFieldName("parameters"))
+	if Enclosing(fn.Node, "class_definition") != nil && len(params) > 0 {
 		params = params[1:] // self
 	}
 	name := kw
@@ -553,7 +552,7 @@ func (t *tracer) into(fn *Func, call *syntree.Node, pos int, kw string, rets []*
 		}
 		name = p.Content(text)
 	}
-	if paramNode(fn, name, text) == nil {
+	if ParamNode(fn, name, text) == nil {
 		return
 	}
 	t.depth++
@@ -578,10 +577,10 @@ func rebindsSame(call *syntree.Node, pos int, kw string, text []byte) bool {
 	var arg *syntree.Node
 	if kw != "" {
 		arg = KeywordValue(call.ChildByFieldName("arguments"), kw, text)
-	} else if args := realArgs(call.ChildByFieldName("arguments")); pos < len(args) {
+	} else if args := RealArgs(call.ChildByFieldName("arguments")); pos < len(args) {
 		arg = args[pos]
 	}
-	return arg != nil && compact(arg.Content(text)) == compact(p.ChildByFieldName("left").Content(text))
+	return arg != nil && Compact(arg.Content(text)) == Compact(p.ChildByFieldName("left").Content(text))
 }
 
 // resultUsed reports a call whose result is kept: assigned, passed on,
@@ -591,8 +590,8 @@ func resultUsed(call *syntree.Node) bool {
 	return p != nil && p.Type() != "expression_statement"
 }
 
-// callAt is the Call of a call node.
-func (f *Facts) callAt(n *syntree.Node) *Call {
+// CallAt is the Call of a call node.
+func (f *Facts) CallAt(n *syntree.Node) *Call {
 	for _, c := range f.Calls {
 		if c.Node.StartByte() == n.StartByte() && c.Node.EndByte() == n.EndByte() {
 			return c
@@ -611,11 +610,11 @@ func (f *Facts) callAt(n *syntree.Node) *Call {
 func (f *Facts) TokenizerFor(l *Load) (*Assign, string) {
 	text := f.Src.Text
 	toks := f.tokenizerLoads()
-	for _, s := range l.sinks {
-		if s.use != Training || s.at == nil {
+	for _, s := range l.Sinks {
+		if s.Use != Training || s.At == nil {
 			continue
 		}
-		c := f.callAt(s.at)
+		c := f.CallAt(s.At)
 		if c == nil || !c.IsTrainerCall() {
 			continue
 		}
@@ -660,7 +659,7 @@ func (f *Facts) TokenizerFor(l *Load) (*Assign, string) {
 	// The only tokenizer in scope that is no other model's.
 	var lone *Assign
 	for _, tok := range toks {
-		if tok.Func != l.Func && tok.Func != f.module {
+		if tok.Func != l.Func && tok.Func != f.Module {
 			continue
 		}
 		mine := true
@@ -694,11 +693,11 @@ func (f *Facts) tokenizerLoads() []*Assign {
 		if a.Value.Type() != "call" || a.Target.Type() != "identifier" && a.Target.Type() != "attribute" {
 			continue
 		}
-		c := f.callAt(a.Value)
+		c := f.CallAt(a.Value)
 		if c == nil || c.Method != "from_pretrained" {
 			continue
 		}
-		if c.Is(semantic.TokenizerLoad) {
+		if c.Is(TokenizerLoad) {
 			out = append(out, a)
 		}
 	}
@@ -709,11 +708,11 @@ func (f *Facts) tokenizerLoads() []*Assign {
 // the same literal id, or the same variable.
 func (f *Facts) sameModelID(l *Load, tok *Assign) bool {
 	text := f.Src.Text
-	a, b := firstArg(l.Args, "pretrained_model_name_or_path", text), firstArg(tok.Value.ChildByFieldName("arguments"), "pretrained_model_name_or_path", text)
+	a, b := FirstArg(l.Args, "pretrained_model_name_or_path", text), FirstArg(tok.Value.ChildByFieldName("arguments"), "pretrained_model_name_or_path", text)
 	if a == nil || b == nil {
 		return false
 	}
-	if compact(a.Content(text)) == compact(b.Content(text)) && (a.Type() == "identifier" || a.Type() == "attribute") {
+	if Compact(a.Content(text)) == Compact(b.Content(text)) && (a.Type() == "identifier" || a.Type() == "attribute") {
 		return true
 	}
 	ia, oka := f.ValueOf(a)
@@ -721,16 +720,16 @@ func (f *Facts) sameModelID(l *Load, tok *Assign) bool {
 	return oka && okb && ia == ib
 }
 
-// firstArg is the first positional argument of an argument list, or the
+// FirstArg is the first positional argument of an argument list, or the
 // keyword kw.
-func firstArg(args *syntree.Node, kw string, text []byte) *syntree.Node {
+func FirstArg(args *syntree.Node, kw string, text []byte) *syntree.Node {
 	if args == nil {
 		return nil
 	}
 	if v := KeywordValue(args, kw, text); v != nil {
 		return v
 	}
-	if list := realArgs(args); len(list) > 0 && list[0].Type() != "keyword_argument" && list[0].Type() != "list_splat" && list[0].Type() != "dictionary_splat" {
+	if list := RealArgs(args); len(list) > 0 && list[0].Type() != "keyword_argument" && list[0].Type() != "list_splat" && list[0].Type() != "dictionary_splat" {
 		return list[0]
 	}
 	return nil
@@ -745,8 +744,8 @@ func (f *Facts) collatorTokenizers() map[string]bool {
 		if !strings.HasPrefix(c.Method, "DataCollator") {
 			continue
 		}
-		if v := firstArg(c.Args, "tokenizer", text); v != nil {
-			out[compact(v.Content(text))] = true
+		if v := FirstArg(c.Args, "tokenizer", text); v != nil {
+			out[Compact(v.Content(text))] = true
 		}
 	}
 	return out
@@ -779,14 +778,14 @@ func (f *Facts) besideLoad(l *Load, toks []*Assign) *Assign {
 // when the file uses torch_xla; "" otherwise.
 func (f *Facts) OffGPU() string {
 	text := f.Src.Text
-	for _, imp := range f.importStmts {
+	for _, imp := range f.ImportStmts {
 		if bytes.Contains(text[imp.Start():imp.End()], []byte("torch_xla")) {
 			return "a TPU (torch_xla)"
 		}
 	}
 	cpu := ""
 	for _, c := range f.Calls {
-		if !c.Is(semantic.TrainingArgs) && !c.Is(semantic.TRLConfig) {
+		if !c.Is(TrainingArgs) && !c.Is(TRLConfig) {
 			continue
 		}
 		on := ""

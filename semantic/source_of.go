@@ -1,17 +1,16 @@
-package rewrite
+package semantic
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/loratune/loratune-fix/semantic"
 	"github.com/loratune/loratune-fix/syntree"
 )
 
-// decidedAtRunTime is the reason every rule gives for a value it cannot
+// DecidedAtRunTime is the reason every rule gives for a value it cannot
 // know before the script runs: where the value comes from (runtimeSource),
 // "decided at run time".
-func (f *Facts) decidedAtRunTime(v *syntree.Node, fn *Func) string {
+func (f *Facts) DecidedAtRunTime(v *syntree.Node, fn *Func) string {
 	return f.runtimeSource(v, fn) + ", decided at run time"
 }
 
@@ -33,11 +32,11 @@ func (f *Facts) runtimeSource(v *syntree.Node, fn *Func) string {
 		if len(assigned) > 0 {
 			var parts []string
 			for _, a := range assigned {
-				parts = append(parts, fmt.Sprintf("%s = %s (line %d)", v.Content(text), a.Value.Content(text), f.Src.Position(start(a.Stmt)).Line))
+				parts = append(parts, fmt.Sprintf("%s = %s (line %d)", v.Content(text), a.Value.Content(text), f.Src.Position(a.Stmt.Start()).Line))
 			}
 			desc = strings.Join(parts, " or ")
 			n = assigned[len(assigned)-1].Value
-		} else if d := paramDefault(fn, v.Content(text), text); d != "" {
+		} else if d := ParamDefault(fn, v.Content(text), text); d != "" {
 			return fmt.Sprintf("parameter %s (default %s)", v.Content(text), d)
 		}
 	}
@@ -45,7 +44,7 @@ func (f *Facts) runtimeSource(v *syntree.Node, fn *Func) string {
 		return desc + ", a choice made at run time"
 	}
 	// args.dtype, model_args.torch_dtype, getattr(torch, args.dtype)
-	for _, attr := range attributesIn(n, text) {
+	for _, attr := range AttributesIn(n, text) {
 		if opt := f.optionDefault(attr); opt != "" {
 			return desc + " (" + opt + ")"
 		}
@@ -53,8 +52,8 @@ func (f *Facts) runtimeSource(v *syntree.Node, fn *Func) string {
 	return desc
 }
 
-// attributesIn lists the final names of x.y attributes inside n.
-func attributesIn(n *syntree.Node, text []byte) []string {
+// AttributesIn lists the final names of x.y attributes inside n.
+func AttributesIn(n *syntree.Node, text []byte) []string {
 	var out []string
 	var walk func(*syntree.Node)
 	walk = func(c *syntree.Node) {
@@ -74,37 +73,37 @@ func attributesIn(n *syntree.Node, text []byte) []string {
 // optionDefault finds an argparse option or a dataclass field named attr and
 // describes its default.
 func (f *Facts) optionDefault(attr string) string {
-	o := f.option(attr)
+	o := f.Option(attr)
 	switch {
 	case o == nil:
 		return ""
-	case o.call != nil && o.def == nil:
+	case o.Call != nil && o.Def == nil:
 		return fmt.Sprintf("argparse %s, no default", o.flag)
-	case o.call != nil:
-		return fmt.Sprintf("argparse %s, default %s; the launcher may override it", o.flag, o.def.Content(f.Src.Text))
-	case o.def == nil:
+	case o.Call != nil:
+		return fmt.Sprintf("argparse %s, default %s; the launcher may override it", o.flag, o.Def.Content(f.Src.Text))
+	case o.Def == nil:
 		return fmt.Sprintf("dataclass field %s", attr)
 	}
-	return fmt.Sprintf("dataclass field %s, default %s; the command line may override it", attr, o.def.Content(f.Src.Text))
+	return fmt.Sprintf("dataclass field %s, default %s; the command line may override it", attr, o.Def.Content(f.Src.Text))
 }
 
 // option is a command-line option a script declares: an argparse
 // add_argument call (call set) or an HfArgumentParser dataclass field.
 type option struct {
 	flag string        // as declared: "--torch_dtype"; the field name for a dataclass
-	def  *syntree.Node // its default, nil when none is given
-	call *Call         // the add_argument call, nil for a dataclass field
+	Def  *syntree.Node // its default, nil when none is given
+	Call *Call         // the add_argument call, nil for a dataclass field
 }
 
-// option finds the option named attr (dashes read as underscores), nil
+// Option finds the option named attr (dashes read as underscores), nil
 // when the script declares none.
-func (f *Facts) option(attr string) *option {
+func (f *Facts) Option(attr string) *option {
 	text := f.Src.Text
 	for _, c := range f.Calls {
 		if c.Method != "add_argument" {
 			continue
 		}
-		args := realArgs(c.Args)
+		args := RealArgs(c.Args)
 		if len(args) == 0 {
 			continue
 		}
@@ -112,22 +111,22 @@ func (f *Facts) option(attr string) *option {
 		if !ok || strings.ReplaceAll(strings.TrimLeft(flag, "-"), "-", "_") != attr {
 			continue
 		}
-		return &option{flag: flag, def: KeywordValue(c.Args, "default", text), call: c}
+		return &option{flag: flag, Def: KeywordValue(c.Args, "default", text), Call: c}
 	}
 	for _, a := range f.Assigns {
-		if a.Text != attr || !insideClass(a.Node) {
+		if a.Text != attr || !InsideClass(a.Node) {
 			continue
 		}
 		val := a.Value
-		if semantic.Last(f.CalleeOf(val)) == "field" {
-			return &option{flag: attr, def: KeywordValue(val.ChildByFieldName("arguments"), "default", text)}
+		if Last(f.CalleeOf(val)) == "field" {
+			return &option{flag: attr, Def: KeywordValue(val.ChildByFieldName("arguments"), "default", text)}
 		}
-		return &option{flag: attr, def: val}
+		return &option{flag: attr, Def: val}
 	}
 	return nil
 }
 
-func insideClass(n *syntree.Node) bool {
+func InsideClass(n *syntree.Node) bool {
 	for p := n.Parent(); p != nil; p = p.Parent() {
 		switch p.Type() {
 		case "class_definition":
@@ -139,8 +138,8 @@ func insideClass(n *syntree.Node) bool {
 	return false
 }
 
-// paramDefault is the default of parameter name of function fn, or "".
-func paramDefault(fn *Func, name string, text []byte) string {
+// ParamDefault is the default of parameter name of function fn, or "".
+func ParamDefault(fn *Func, name string, text []byte) string {
 	if fn == nil || fn.Node == nil {
 		return ""
 	}

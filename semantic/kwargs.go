@@ -1,4 +1,4 @@
-package rewrite
+package semantic
 
 import (
 	"github.com/loratune/loratune-fix/syntree"
@@ -60,7 +60,7 @@ func (f *Facts) readDict(splat *syntree.Node, call *Call, kw *kwargs) bool {
 		if a.Func != def.Func || a.Node.StartByte() < def.Node.EndByte() || a.Node.EndByte() > call.Node.StartByte() {
 			continue
 		}
-		if a.Target.Type() == "subscript" && compact(a.Target.ChildByFieldName("value").Content(text)) == name {
+		if a.Target.Type() == "subscript" && Compact(a.Target.ChildByFieldName("value").Content(text)) == name {
 			key, ok := StringValue(a.Target.ChildByFieldName("subscript"), text)
 			if !ok {
 				return false
@@ -73,7 +73,7 @@ func (f *Facts) readDict(splat *syntree.Node, call *Call, kw *kwargs) bool {
 		if c.Dotted != name+".update" || c.Func != def.Func || c.Node.StartByte() < def.Node.EndByte() || c.Node.EndByte() > call.Node.StartByte() {
 			continue
 		}
-		for _, arg := range realArgs(c.Args) {
+		for _, arg := range RealArgs(c.Args) {
 			switch arg.Type() {
 			case "keyword_argument":
 				key := arg.ChildByFieldName("name").Content(text)
@@ -81,7 +81,7 @@ func (f *Facts) readDict(splat *syntree.Node, call *Call, kw *kwargs) bool {
 				kw.conditional[key] = nested(c.Node)
 			default:
 				added := map[string]*syntree.Node{}
-				if !dictEntries(arg, text, added) {
+				if !DictEntries(arg, text, added) {
 					return false
 				}
 				for key, v := range added {
@@ -105,7 +105,7 @@ func (f *Facts) privateDict(entries map[string]*syntree.Node, depth int) func(*s
 			return false
 		}
 		name := expr.Content(text)
-		if len(identifiers(f.Root, name, text)) != 2 {
+		if len(Identifiers(f.Root, name, text)) != 2 {
 			return false // read or written elsewhere
 		}
 		r := f.ReachingAt(expr)
@@ -117,13 +117,13 @@ func (f *Facts) privateDict(entries map[string]*syntree.Node, depth int) func(*s
 	}
 }
 
-// dictEntries reads {"k": v, ...} or dict(k=v, ...) into entries; false for
+// DictEntries reads {"k": v, ...} or dict(k=v, ...) into entries; false for
 // anything else, or a dict with **other or a computed key inside.
-func dictEntries(n *syntree.Node, text []byte, entries map[string]*syntree.Node) bool {
+func DictEntries(n *syntree.Node, text []byte, entries map[string]*syntree.Node) bool {
 	return dictLiteral(n, text, entries, nil)
 }
 
-// dictLiteral is dictEntries with a reader for **other inside the dict
+// dictLiteral is DictEntries with a reader for **other inside the dict
 // (nil: such a dict is not read). Entries are read in order, so a key
 // written after **other overrides other's.
 func dictLiteral(n *syntree.Node, text []byte, entries map[string]*syntree.Node, splat func(expr *syntree.Node) bool) bool {
@@ -155,7 +155,7 @@ func dictLiteral(n *syntree.Node, text []byte, entries map[string]*syntree.Node,
 		if fn := n.ChildByFieldName("function"); fn == nil || fn.Content(text) != "dict" {
 			return false
 		}
-		for _, arg := range realArgs(n.ChildByFieldName("arguments")) {
+		for _, arg := range RealArgs(n.ChildByFieldName("arguments")) {
 			switch {
 			case arg.Type() == "dictionary_splat":
 				if !readSplat(arg) {

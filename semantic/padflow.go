@@ -1,4 +1,4 @@
-package rewrite
+package semantic
 
 import (
 	"regexp"
@@ -11,8 +11,8 @@ import (
 // model of issue 11 can replace it: which tokenizer belongs to the trained
 // load, and whether a name is bound on every path after a statement.
 
-// padTokenizer is the tokenizer of the trained model.
-type padTokenizer struct {
+// PadTokenizer is the tokenizer of the trained model.
+type PadTokenizer struct {
 	Name string        // the name it is bound to, "tokenizer"
 	Stmt *syntree.Node // the statement that binds it
 	Call *syntree.Node // the from_pretrained call (in a factory: the factory's call)
@@ -25,26 +25,26 @@ type padTokenizer struct {
 
 var tokenizerAuxName = regexp.MustCompile(`(?i)(^|[._])(ref|reference|reward|teacher|embed\w*|judge|retriever|encoder)_?(tok|tokenizer)$`)
 
-// isTokenizerLoad reports X.from_pretrained(...) with a tokenizer class.
-func (f *Facts) isTokenizerLoad(n *syntree.Node) bool {
+// IsTokenizerLoad reports X.from_pretrained(...) with a tokenizer class.
+func (f *Facts) IsTokenizerLoad(n *syntree.Node) bool {
 	callee := f.CalleeOf(n)
 	return strings.HasSuffix(callee, ".from_pretrained") && strings.Contains(callee, "Tokenizer")
 }
 
 // tokenizerFactories maps the name of each function of the file that loads
 // a tokenizer and returns it to that function and its local name.
-func (f *Facts) tokenizerFactories() map[string]padTokenizer {
-	out := map[string]padTokenizer{}
+func (f *Facts) tokenizerFactories() map[string]PadTokenizer {
+	out := map[string]PadTokenizer{}
 	text := f.Src.Text
 	inner := map[*Func]*Assign{} // each function's last tokenizer load
 	for _, a := range f.Assigns {
-		if a.Func != f.module && f.isTokenizerLoad(a.Value) {
+		if a.Func != f.Module && f.IsTokenizerLoad(a.Value) {
 			inner[a.Func] = a
 		}
 	}
 	for fn, a := range inner {
 		returned := false
-		walkNodes(fn.Body, func(n *syntree.Node) bool {
+		WalkNodes(fn.Body, func(n *syntree.Node) bool {
 			if n.Type() == "function_definition" || n.Type() == "class_definition" {
 				return false
 			}
@@ -54,24 +54,24 @@ func (f *Facts) tokenizerFactories() map[string]padTokenizer {
 			return true
 		})
 		if returned {
-			out[fn.Name] = padTokenizer{Factory: fn, Inner: a.Text, Call: a.Value}
+			out[fn.Name] = PadTokenizer{Factory: fn, Inner: a.Text, Call: a.Value}
 		}
 	}
 	return out
 }
 
-// walkNodes visits n and its named descendants, pre-order; visit returns
+// WalkNodes visits n and its named descendants, pre-order; visit returns
 // false to skip a node's children.
-func walkNodes(n *syntree.Node, visit func(*syntree.Node) bool) {
+func WalkNodes(n *syntree.Node, visit func(*syntree.Node) bool) {
 	if n == nil || !visit(n) {
 		return
 	}
 	for _, c := range n.NamedChildren() {
-		walkNodes(c, visit)
+		WalkNodes(c, visit)
 	}
 }
 
-// trainedTokenizer is the tokenizer that belongs to the trained load:
+// TrainedTokenizer is the tokenizer that belongs to the trained load:
 // TokenizerFor's answer (the one handed to the trainer with the model,
 // else one of the same model id, else the only one beside it), unless it
 // is created once training has started (at or after before: a reload for
@@ -79,24 +79,24 @@ func walkNodes(n *syntree.Node, visit func(*syntree.Node) bool) {
 // file (tokenizer = load_tokenizer(...)), created before training in the
 // load's scope or at module level. reason says why none was chosen where
 // several were possible.
-func (f *Facts) trainedTokenizer(load *Load, before *syntree.Node) (*padTokenizer, string) {
+func (f *Facts) TrainedTokenizer(load *Load, before *syntree.Node) (*PadTokenizer, string) {
 	text := f.Src.Text
 	late := func(n *syntree.Node) bool {
-		return before != nil && f.scopeOf(n) == load.Func && n.StartByte() >= before.StartByte()
+		return before != nil && f.ScopeOf(n) == load.Func && n.StartByte() >= before.StartByte()
 	}
 	a, why := f.TokenizerFor(load)
 	if a != nil && !late(a.Node) && !strings.ContainsAny(a.Text, "[(") {
 		if stmt := Statement(a.Node); stmt != nil && stmt.Type() == "expression_statement" {
-			return &padTokenizer{Name: a.Text, Stmt: stmt, Call: a.Value}, ""
+			return &PadTokenizer{Name: a.Text, Stmt: stmt, Call: a.Value}, ""
 		}
 	}
 	factories := f.tokenizerFactories()
-	var found *padTokenizer
+	var found *PadTokenizer
 	for _, a := range f.Assigns {
-		if a.Func != load.Func && a.Func != f.module || a.Value.Type() != "call" || late(a.Node) || strings.ContainsAny(a.Text, "[(") {
+		if a.Func != load.Func && a.Func != f.Module || a.Value.Type() != "call" || late(a.Node) || strings.ContainsAny(a.Text, "[(") {
 			continue
 		}
-		fac, ok := factories[dottedName(a.Value.ChildByFieldName("function"), text)]
+		fac, ok := factories[DottedName(a.Value.ChildByFieldName("function"), text)]
 		if !ok || fac.Factory == a.Func || tokenizerAuxName.MatchString(a.Text) {
 			continue
 		}
