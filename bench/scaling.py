@@ -12,10 +12,9 @@ user+sys); a run that fails this is retried, up to 6 times, after waiting
 for a quiet half second. Prints every run (kept or not) as
 "label wall cpu other=..." on stderr, then per label the median and the
 minimum of the wall and CPU seconds of the kept runs and the peak RSS.
-Linux only (/proc/stat, GNU time for the RSS).
+Linux only (/proc/stat).
 """
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -44,7 +43,7 @@ def main():
     corpus, runs = sys.argv[1], int(sys.argv[2])
     specs = [a.split("=", 1) for a in sys.argv[3:]]
     work = tempfile.mkdtemp(prefix="ltf-scaling-")
-    copy, rss_file = os.path.join(work, "copy"), os.path.join(work, "rss")
+    copy, err_file = os.path.join(work, "copy"), os.path.join(work, "stderr")
     kept = {label: [] for label, _ in specs}
     for _ in range(runs):
         for label, cmd in specs:
@@ -53,18 +52,23 @@ def main():
                 shutil.rmtree(copy, ignore_errors=True)
                 subprocess.run(["cp", "-a", corpus, copy], check=True)
                 os.sync()
-                r0, b0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), busy_seconds(), time.perf_counter()
-                p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, "sh", "-c", cmd.replace("{dir}", copy)],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-                wall, b1, r1 = time.perf_counter() - t0, busy_seconds(), resource.getrusage(resource.RUSAGE_CHILDREN)
-                cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+                b0, t0 = busy_seconds(), time.perf_counter()
+                with open(err_file, "w+b") as err:
+                    p = subprocess.Popen(["sh", "-c", cmd.replace("{dir}", copy)], stdout=subprocess.DEVNULL, stderr=err)
+                    # wait4: the command's own CPU time and peak RSS (its
+                    # children's too), without GNU time.
+                    _, status, ru = os.wait4(p.pid, 0)
+                    wall, b1 = time.perf_counter() - t0, busy_seconds()
+                    p.returncode = rc = os.waitstatus_to_exitcode(status)
+                    err.seek(0)
+                    tail = err.read()[-500:]
+                cpu = ru.ru_utime + ru.ru_stime
                 other = (b1 - b0) - cpu
-                if p.returncode not in (0, 1):  # 1: findings
-                    sys.exit(f"{label}: exit {p.returncode}: {p.stderr[-500:].decode(errors='replace')}")
+                if rc not in (0, 1):  # 1: findings
+                    sys.exit(f"{label}: exit {rc}: {tail.decode(errors='replace')}")
                 print(f"{label} {wall:.3f} {cpu:.3f} other={other:.2f}", file=sys.stderr, flush=True)
                 if other < 0.15:
-                    rss = int(open(rss_file).read().split()[-1]) // 1024
-                    kept[label].append((wall, cpu, rss))
+                    kept[label].append((wall, cpu, ru.ru_maxrss // 1024))
                     break
     shutil.rmtree(work, ignore_errors=True)
     for label, v in kept.items():
