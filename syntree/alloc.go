@@ -1,3 +1,8 @@
+// The cache reads malloc_usable_size (glibc, musl): Linux only; elsewhere
+// tree-sitter allocates through malloc itself.
+
+//go:build linux
+
 package syntree
 
 /*
