@@ -81,6 +81,9 @@ func padCollator(p *Pass) padCollatorUse {
 	if byID == "" && ownLabelMask(text) {
 		byID = "the script's own label masking (== pad_token_id -> -100)"
 	}
+	if byID == "" && byPos == "" && f.OwnPositionalMask() != nil {
+		byPos = "the script, which sets its labels to -100 itself,"
+	}
 	switch {
 	case byID != "":
 		return padCollatorUse{collatorByID, byID}

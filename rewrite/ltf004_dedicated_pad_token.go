@@ -699,7 +699,7 @@ func (r *padRun) fixPad() {
 	for _, b := range r.bad {
 		onlyEOS = onlyEOS && b.eos
 	}
-	if coll.kind == collatorByPosition && !fam.llama3() && (fam != padDynamic && fam != padOther || onlyEOS && len(r.bad) > 0) {
+	if coll.kind == collatorByPosition && !fam.llama3() && (fam != padOther || onlyEOS && len(r.bad) > 0) {
 		r.report(SeverityInfo, fmt.Sprintf("%s masks labels by position, so this pad does not hide EOS there; a pad distinct from eos is still the cleaner choice", coll.name), nil)
 		return
 	}

@@ -134,7 +134,7 @@ func oneLine(s string) string {
 func maskedFromTheEnd(f *semantic.Facts) *syntree.Node {
 	text := f.Src.Text
 	for _, a := range f.Assigns {
-		if a.Target.Type() != "subscript" || !isIgnoreIndex(f, a.Value) {
+		if a.Target.Type() != "subscript" || !f.IgnoreIndex(a.Value) {
 			continue
 		}
 		for _, sl := range a.Target.NamedChildren() {
@@ -148,25 +148,6 @@ func maskedFromTheEnd(f *semantic.Facts) *syntree.Node {
 		}
 	}
 	return nil
-}
-
-// isIgnoreIndex reports -100, the label id the loss ignores, written or
-// through a name whose every value is -100 (IGNORE_INDEX).
-func isIgnoreIndex(f *semantic.Facts, v *syntree.Node) bool {
-	text := f.Src.Text
-	if semantic.Compact(v.Content(text)) == "-100" {
-		return true
-	}
-	if v.Type() != "identifier" {
-		return false
-	}
-	vals, known := f.Values(v)
-	for _, val := range vals {
-		if semantic.Compact(val.Content(text)) != "-100" {
-			return false
-		}
-	}
-	return known && len(vals) > 0
 }
 
 // flashTraining names the flash attention that every training load of the

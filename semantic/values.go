@@ -1,6 +1,8 @@
 package semantic
 
 import (
+	"bytes"
+	"regexp"
 	"strings"
 
 	"github.com/loratune/loratune-fix/syntree"
@@ -364,4 +366,82 @@ func (f *Facts) Always(v *syntree.Node, typ string) bool {
 		ok = ok && x.Type() == typ
 	}
 	return ok && len(vals) > 0
+}
+
+// IgnoreIndex reports -100, the label id the loss ignores, written or
+// through a name whose every value is -100 (IGNORE_INDEX).
+func (f *Facts) IgnoreIndex(v *syntree.Node) bool {
+	text := f.Src.Text
+	if Compact(v.Content(text)) == "-100" {
+		return true
+	}
+	if v.Type() != "identifier" {
+		return false
+	}
+	vals, known := f.Values(v)
+	if ignoreName.MatchString(Last(f.Resolve(v.Content(text)))) {
+		// IGNORE_INDEX, bound here or imported from the project's
+		// constants: -100 unless a number here says otherwise.
+		for _, val := range vals {
+			if t := val.Type(); (t == "integer" || t == "unary_operator") && Compact(val.Content(text)) != "-100" {
+				return false
+			}
+		}
+		return true
+	}
+	for _, val := range vals {
+		if Compact(val.Content(text)) != "-100" {
+			return false
+		}
+	}
+	return known && len(vals) > 0
+}
+
+// ignoreName is the name projects give -100 in their constants modules
+// (LLaVA's IGNORE_INDEX, FastChat's IGNORE_TOKEN_ID).
+var ignoreName = regexp.MustCompile(`^IGNORE_(INDEX|TOKEN_ID|ID|LABEL)$`)
+
+// OwnPositionalMask finds where the script masks labels itself by
+// position: a slice of labels set to -100 (labels[:n] = IGNORE_INDEX), a
+// run of -100 ([IGNORE_INDEX] * len(prompt)), or labels padded with -100
+// (pad_sequence(..., padding_value=IGNORE_INDEX)); nil where it does not.
+// Such labels keep every EOS whatever the pad is, unless a collator that
+// masks by pad id rebuilds them.
+func (f *Facts) OwnPositionalMask() *syntree.Node {
+	text := f.Src.Text
+	for _, a := range f.Assigns {
+		if a.Target.Type() == "subscript" && a.Value != nil && f.IgnoreIndex(a.Value) {
+			for _, sl := range a.Target.NamedChildren() {
+				if sl.Type() == "slice" {
+					return a.Node
+				}
+			}
+		}
+	}
+	for _, c := range f.Calls {
+		if Last(c.Qual) == "pad_sequence" {
+			if v := KeywordValue(c.Args, "padding_value", text); v != nil && f.IgnoreIndex(v) {
+				return c.Node
+			}
+		}
+	}
+	if !bytes.Contains(text, []byte("*")) {
+		return nil
+	}
+	var run *syntree.Node
+	WalkNodes(f.Root, func(n *syntree.Node) bool {
+		if run != nil {
+			return false
+		}
+		if n.Type() == "binary_operator" && n.ChildByFieldName("operator").Type() == "*" {
+			for _, side := range []*syntree.Node{n.ChildByFieldName("left"), n.ChildByFieldName("right")} {
+				if side != nil && side.Type() == "list" && side.NamedChildCount() == 1 && f.IgnoreIndex(side.NamedChild(0)) {
+					run = n
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return run
 }

@@ -12,7 +12,7 @@ copied here:
 - the run-time block (dynamic_model_id.py.golden) on every family, both on
   the tokenizer as the fix leaves it (the script's pad line removed) and
   after the script's pad line (a line in a tokenizer factory stays);
-- its remote-code form (fixtures/e2e/train_synthetic.py.golden, no added
+- its remote-code form (fixtures/LTF004-dedicated-pad-token/remote_block_collator_by_pad_id.py.golden, no added
   token) after the script's line;
 - each family's own fix (llama31_unk, llama30_resize, mistral_eos_lm_collator,
   qwen25_instruct_override, gemma_completion_only goldens).
@@ -227,7 +227,7 @@ def main():
                           "eos": [tok.eos_token, tok.eos_token_id], "unk": tok.unk_token,
                           "pad_id": tok.pad_token_id, "desc": desc}))
     block = emitted(os.path.join(FIX, "dynamic_model_id.py.golden"))
-    remote = emitted(os.path.join(REPO, "fixtures", "e2e", "train_synthetic.py.golden"))
+    remote = emitted(os.path.join(REPO, "fixtures", "LTF004-dedicated-pad-token", "remote_block_collator_by_pad_id.py.golden"))
     results, failures = [], []
 
     def check(name, fam, rec, want_fixed, fixed_by=None):

@@ -38,7 +38,7 @@ def main():
     env = json.load(open(path))["env"]
     stale = []
     for key, golden in (("run_time_block", "fixtures/LTF004-dedicated-pad-token/dynamic_model_id.py.golden"),
-                        ("remote_block", "fixtures/e2e/train_synthetic.py.golden")):
+                        ("remote_block", "fixtures/LTF004-dedicated-pad-token/remote_block_collator_by_pad_id.py.golden")):
         if ast.dump(ast.parse(env[key])) != ast.dump(ast.parse(emitted(os.path.join(REPO, golden)))):
             stale.append(golden)
     for g in stale:
