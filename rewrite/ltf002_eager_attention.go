@@ -77,7 +77,7 @@ sequence 512, 0.73x and 1.95x at 2048.
 
 func runEagerAttention(p *Pass) {
 	text := p.Src.Text
-	packing := packingInFile(p.Facts)
+	packing := p.Facts.Packs()
 	noAttn := noAttnKeyword(p.Versions.Transformers)
 	offGPU := p.Facts.OffGPU()
 	for _, l := range p.Facts.ModelLoads() {
@@ -96,6 +96,9 @@ func runEagerAttention(p *Pass) {
 		}
 		v := l.Arg("attn_implementation", text)
 		if l.Undecided() {
+			if packing {
+				continue // packed rows have no padding, so no fully masked row
+			}
 			if v == nil {
 				p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityWarning,
 					Message: l.UndecidedMessage(`pass attn_implementation="eager" for training`)})

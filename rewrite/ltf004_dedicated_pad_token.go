@@ -341,7 +341,7 @@ func trainedPadding(p *Pass) (*padRun, bool) {
 	if (fam == padDynamic || fam == padOther) && bytes.Contains(text, []byte(".eod_id")) {
 		fam = padQwen1 // Qwen-1's tokenizer is the one with eod_id
 	}
-	if packingInFile(f) {
+	if f.Packs() {
 		return nil, false // packed sequences are not padded: the pad never reaches the labels
 	}
 	r := &padRun{p: p, f: f, text: text, load: load, fam: fam, scope: load.Func, model: load.Target, configAfter: -1}

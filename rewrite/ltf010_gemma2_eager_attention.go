@@ -179,7 +179,17 @@ func gemma2At(s []byte) bool {
 	return k == len(s) || !('0' <= s[k] && s[k] <= '9' || s[k] == 'b' || s[k] == 'B' || s[k] == '.')
 }
 
-// gemma2Why(f) is why SDPA is wrong for a Gemma-2 load of f: the soft-cap
+// gemma2PackingAdvice is what a packed Gemma-2 run should train with
+// instead of eager, which packing cannot use: flash attention 2.6+ or flex
+// on a GPU; off the GPU neither exists, so eager without packing.
+func gemma2PackingAdvice(f *semantic.Facts) string {
+	if off := f.OffGPU(); off != "" {
+		return "; packing/padding_free needs flash attention, which " + off + ` does not have, so eager is not added: train without packing and with attn_implementation="eager"`
+	}
+	return `; packing/padding_free needs flash attention, so eager is not added: use flash_attention_2 with flash-attn 2.6 or later (it applies the cap) or flex_attention`
+}
+
+// gemma2Why is why SDPA is wrong for a Gemma-2 load of f: the soft-cap
 // always, cuDNN's NaN where training may run on a GPU.
 func gemma2Why(f *semantic.Facts) string {
 	why := `SDPA drops Gemma-2's attention logit soft-cap (the adapters then learn against other logits)`
@@ -191,7 +201,7 @@ func gemma2Why(f *semantic.Facts) string {
 
 func runGemma2Attention(p *Pass) {
 	f, text := p.Facts, p.Src.Text
-	packing := packingInFile(f)
+	packing := f.Packs()
 	for _, l := range f.ModelLoads() {
 		if l.Use == semantic.NotTraining || unslothLoad(f, l) {
 			continue
@@ -222,7 +232,7 @@ func runGemma2Attention(p *Pass) {
 			case l.Undecided():
 				fd.Message = l.UndecidedMessage(`a Gemma-2 model needs attn_implementation="eager" for training (` + gemma2Why(f) + `)`)
 			case packing:
-				fd.Message += `; packing/padding_free needs flash attention, so eager is not added: use flash_attention_2 with flash-attn 2.6 or later (it applies the cap) or flex_attention`
+				fd.Message += gemma2PackingAdvice(f)
 			case l.Opaque():
 				fd.Message += `; the load passes **kwargs whose content is unknown: make sure they give attn_implementation="eager"`
 			default:
@@ -278,7 +288,7 @@ func gemma2MadeEager(p *Pass, l *semantic.Load) bool {
 			_, ok := eagerInPlaceOf(old, text)
 			return ok && old.Content(text) == "False"
 		}
-		return !packingInFile(f) && !l.Opaque()
+		return !f.Packs() && !l.Opaque()
 	}
 	vals, known := f.Values(v)
 	for _, val := range vals {
@@ -344,7 +354,7 @@ func trlGemma2Attention(p *Pass, t *trlLoad) {
 	switch {
 	case t.packing:
 		fd.Severity = SeverityWarning
-		fd.Message += `; packing/padding_free needs flash attention, so eager is not added: use flash_attention_2 with flash-attn 2.6 or later (it applies the cap) or flex_attention`
+		fd.Message += gemma2PackingAdvice(p.Facts)
 	case t.jsonString:
 		fd.Severity = SeverityWarning
 		fd.Message += "; model_init_kwargs is a JSON string here: edit it by hand"

@@ -115,38 +115,6 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 	return nil, false
 }
 
-// packingInFile reports an SFTConfig (or, in TRL's older keyword form, an
-// SFTTrainer) with packing=True or padding_free=True, or llama-recipes'
-// batching_strategy "packing".
-func packingInFile(f *semantic.Facts) bool {
-	text := f.Src.Text
-	// llama-recipes packs its batches into fixed-length chunks with
-	// train_config.batching_strategy = "packing" (or the keyword).
-	for _, a := range f.Assigns {
-		if strings.HasSuffix(a.Text, ".batching_strategy") {
-			if s, ok := semantic.StringValue(a.Value, text); ok && s == "packing" {
-				return true
-			}
-		}
-	}
-	for _, c := range f.Calls {
-		if s, ok := semantic.StringValue(semantic.KeywordValue(c.Args, "batching_strategy", text), text); ok && s == "packing" {
-			return true
-		}
-	}
-	for _, c := range f.Calls {
-		if !c.Is(semantic.TrainingArgs) && !c.Is(semantic.TRLTrainer) {
-			continue
-		}
-		for _, k := range []string{"packing", "padding_free"} {
-			if v := semantic.KeywordValue(c.Args, k, text); v != nil && v.Content(text) == "True" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // quantized reports a model TRL loads quantized: a quantization_config in
 // model_init_kwargs or given to the trainer itself (not a literal None), or
 // a checkpoint published quantized.

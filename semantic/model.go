@@ -801,3 +801,34 @@ func (f *Facts) OffGPU() string {
 	}
 	return cpu
 }
+
+// Packs reports training batches packed into fixed-length rows with no
+// padding: TRL's packing=True or padding_free=True (an SFTConfig, or an
+// older SFTTrainer), llama-recipes' batching_strategy "packing", xtuner's
+// pack_to_max_length=True.
+func (f *Facts) Packs() bool {
+	text := f.Src.Text
+	for _, a := range f.Assigns {
+		if strings.HasSuffix(a.Text, ".batching_strategy") {
+			if s, ok := StringValue(a.Value, text); ok && s == "packing" {
+				return true
+			}
+		}
+	}
+	for _, c := range f.Calls {
+		if s, ok := StringValue(KeywordValue(c.Args, "batching_strategy", text), text); ok && s == "packing" {
+			return true
+		}
+		if v := KeywordValue(c.Args, "pack_to_max_length", text); v != nil && f.Always(v, "true") {
+			return true
+		}
+		if c.Is(TrainingArgs) || c.Is(TRLTrainer) {
+			for _, k := range []string{"packing", "padding_free"} {
+				if v := KeywordValue(c.Args, k, text); v != nil && v.Content(text) == "True" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
