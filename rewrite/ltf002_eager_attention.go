@@ -45,7 +45,8 @@ the keyword get a warning, not the keyword: unsloth's
 FastLanguageModel.from_pretrained (it pops attn_implementation) and Qwen-1's
 remote code (trust_remote_code=True with Qwen/Qwen-7B and its kin); LTF007
 fences cuDNN there.
-A run that never reaches a CUDA GPU (every training-arguments call with
+BLOOM, whose attention is eager only (ALiBi), gets a note. A run that
+never reaches a CUDA GPU (every training-arguments call with
 use_cpu=True or no_cuda=True, or a file that trains through torch_xla on
 a TPU) runs no cuDNN: a note, no edit.
 transformers older than 4.36 has no attn_implementation (a TypeError at
@@ -118,6 +119,11 @@ func runEagerAttention(p *Pass) {
 				p.Report(Finding{Start: private.Start(), End: private.End(), Severity: SeverityWarning,
 					Message: `_attn_implementation= chooses the attention of this load, and some of its values (None or "sdpa") train on SDPA, whose cuDNN backward gives NaN on fully masked rows: make those "eager" for training`})
 			}
+			continue
+		}
+		if v == nil && semantic.EagerOnly(loadClass(l), l.ModelID) {
+			p.Report(Finding{Start: l.Node.Start(), End: l.Args.End(), Severity: SeverityInfo,
+				Message: "BLOOM computes its attention in eager form only (ALiBi), never through SDPA: nothing to change"})
 			continue
 		}
 		if why := ignoresAttention(p.Facts, l); why != "" {

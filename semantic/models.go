@@ -168,6 +168,7 @@ var (
 	// chatglmID: ChatGLM2/3 checkpoints, whose remote code computes
 	// attention itself.
 	chatglmID = regexp.MustCompile(`(?i)(^|/)chatglm`)
+	bloomID   = regexp.MustCompile(`(?i)(^|/)bloomz?([-_.]|$)`)
 	// byteBPEID: families with a GPT-2-style byte-level vocabulary whose
 	// unk is eos (<|endoftext|>) or absent, and with no reserved pad.
 	byteBPEID = regexp.MustCompile(`(?i)(^|/)(distil)?gpt2|(^|/)phi-(1|1_5|2)([^.0-9]|$)|codegen|gpt-neo|gpt-j-|pythia|starcoder|santacoder`)
@@ -194,3 +195,10 @@ func Qwen1(id string) bool { return qwen1ID.MatchString(id) }
 // ChatGLM reports a ChatGLM2/3 id, whose remote code computes attention
 // itself and ignores attn_implementation.
 func ChatGLM(id string) bool { return chatglmID.MatchString(id) }
+
+// EagerOnly reports a model whose transformers class computes attention
+// in eager form only, never through SDPA (BLOOM, with its ALiBi biases):
+// attn_implementation="eager" changes nothing there.
+func EagerOnly(class, id string) bool {
+	return strings.HasPrefix(class, "Bloom") || bloomID.MatchString(id)
+}

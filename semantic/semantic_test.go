@@ -164,3 +164,20 @@ func TestNoSparePad(t *testing.T) {
 		}
 	}
 }
+
+func TestEagerOnly(t *testing.T) {
+	for _, c := range []struct {
+		class, id string
+		want      bool
+	}{
+		{"BloomForCausalLM", "", true},
+		{"AutoModelForCausalLM", "bigscience/bloomz-7b1", true},
+		{"AutoModelForCausalLM", "bigscience/bloom-560m", true},
+		{"AutoModelForCausalLM", "acme/bloomberg-gpt", false},
+		{"AutoModelForCausalLM", "meta-llama/Llama-3.1-8B", false},
+	} {
+		if got := EagerOnly(c.class, c.id); got != c.want {
+			t.Errorf("EagerOnly(%q, %q) = %v, want %v", c.class, c.id, got, c.want)
+		}
+	}
+}
