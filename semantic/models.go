@@ -35,7 +35,7 @@ func (k Kind) Decoder() bool { return k == CausalLM || k == VisionLanguage || k 
 
 var (
 	encoderID = regexp.MustCompile(`(?i)(^|[/_-])(bert|roberta|xlm-roberta|deberta(-v[23])?|distilbert|electra|albert|camembert|mpnet|ernie|e5|bge|minilm|modernbert)([/_.-]|$)`)
-	seq2seqID = regexp.MustCompile(`(?i)(^|[/_-])(t5|mt5|flan-t5|byt5|t0|ul2|bart|mbart|pegasus|marian|opus-mt|led|longt5|nllb|m2m100|whisper)([/_.-]|$)`)
+	seq2seqID = regexp.MustCompile(`(?i)(^|[/_-])(t5|mt5|mt0|flan-t5|byt5|t0|ul2|bart|mbart|pegasus|marian|opus-mt|led|longt5|nllb|m2m100|whisper)([/_.-]|$)`)
 	visionID  = regexp.MustCompile(`(?i)(llava|vision|-vl\b|-vl-|paligemma|idefics|pixtral|qwen2(\.5)?-vl|smolvlm|florence)`)
 
 	encoderClass = regexp.MustCompile(`^(Bert|Roberta|XLMRoberta|Deberta(V2)?|DistilBert|Electra|Albert|Camembert|MPNet|ModernBert)(Model|For\w+)$`)
@@ -139,7 +139,7 @@ var checkpointDtypes = []struct {
 	{regexp.MustCompile(`(?i)llama-?3|mistral|mixtral|qwen2|qwen3|phi-3|phi-4`), "bf16"},
 	{regexp.MustCompile(`(?i)llama-?2`), "fp16"},
 	{encoderID, "fp32"},
-	{regexp.MustCompile(`(?i)(^|[/_-])(t5|mt5|flan-t5|bart|gpt2)([/_.-]|$)`), "fp32"},
+	{regexp.MustCompile(`(?i)(^|[/_-])(t5|mt5|mt0|flan-t5|bart|gpt2)([/_.-]|$)`), "fp32"},
 }
 
 // CheckpointDtype is the dtype a model id's checkpoint is stored in ("bf16",

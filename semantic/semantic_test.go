@@ -84,6 +84,7 @@ func TestKindOf(t *testing.T) {
 		{"AutoModelForSequenceClassification", "FacebookAI/roberta-large", EncoderOnly},
 		{"AutoModelForSequenceClassification", "meta-llama/Llama-3.1-8B", KindUnknown},
 		{"AutoModelForSeq2SeqLM", "google/flan-t5-base", EncoderDecoder},
+		{"AutoModelForSeq2SeqLM", "bigscience/mt0-large", EncoderDecoder},
 		{"T5ForConditionalGeneration", "", EncoderDecoder},
 		{"WhisperForConditionalGeneration", "", EncoderDecoder},
 		{"AutoModelForSpeechSeq2Seq", "openai/whisper-large-v3", EncoderDecoder},
@@ -124,7 +125,7 @@ func TestParamsAndCheckpointDtype(t *testing.T) {
 	}
 	for id, want := range map[string]string{
 		"meta-llama/Meta-Llama-3-8B": "bf16", "meta-llama/Llama-2-7b-hf": "fp16", "Qwen/Qwen2.5-0.5B": "bf16",
-		"bert-base-uncased": "fp32", "google/flan-t5-base": "fp32", "acme/model-7b": "", "google/gemma-2-2b": "",
+		"bert-base-uncased": "fp32", "google/flan-t5-base": "fp32", "bigscience/mt0-large": "fp32", "acme/model-7b": "", "google/gemma-2-2b": "",
 	} {
 		if got := CheckpointDtype(id); got != want {
 			t.Errorf("CheckpointDtype(%q) = %q, want %q", id, got, want)
