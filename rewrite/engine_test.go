@@ -3,6 +3,7 @@ package rewrite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -341,5 +342,23 @@ func TestRefusingOneTwinLeavesTheOther(t *testing.T) {
 	if out[0].Outcome != "fixed" || out[1].Reason != "binding guard: line 9; not applied" {
 		t.Errorf("outcomes %q/%q, %q/%q: want the first fixed and the second refused with its own reason",
 			out[0].Outcome, out[0].Reason, out[1].Outcome, out[1].Reason)
+	}
+}
+
+// A warning whose message quotes another line keeps its identity when a
+// fix above that line moves it: it is still there, not fixed.
+func TestQuotedLineMovesWithoutFixingTheFinding(t *testing.T) {
+	warn := func(line int) Finding {
+		return Finding{Code: "LTF003", Severity: SeverityWarning, Start: 300, End: 310,
+			Message: fmt.Sprintf("device_map comes from device_map = {} (line %d), decided at run time", line)}
+	}
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []Finding{warn(9)}
+	e.setOutcomes(out, []Finding{warn(10)}, true, nil, nil)
+	if out[0].Outcome != "not-fixed" {
+		t.Errorf("outcome %q: want not-fixed (the line it quotes moved, the finding stayed)", out[0].Outcome)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/loratune/loratune-fix/finding"
 )
@@ -251,7 +253,18 @@ func unapplied(findings []Finding, chosen []*Finding) []Finding {
 	return left
 }
 
-func fixKey(f *Finding) string { return f.Code + "\x00" + f.Message }
+// fixKey is a finding's code and message, with the line numbers the
+// message quotes ("at line 12") left out: a fix above that line moves it,
+// and the same finding must keep its name from one pass to the next.
+func fixKey(f *Finding) string {
+	msg := f.Message
+	if strings.Contains(msg, "line") {
+		msg = lineRef.ReplaceAllString(msg, "line #")
+	}
+	return f.Code + "\x00" + msg
+}
+
+var lineRef = regexp.MustCompile(`\blines? \d+(?:-\d+)?`)
 
 // setOutcomes says, for each finding of the original text, what the fix
 // loop did with it, so that check reports what fix --write does: fixed

@@ -75,9 +75,16 @@ func runTrainingDeviceMap(p *Pass) {
 				lit = a
 			}
 		}
-		if runtimeDeviceMap(f, v, l) != "" && !l.Quantized && !l.MaybeQuantized && !l.Undecided() {
-			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
-				Message: fmt.Sprintf("device_map comes from %s and sharding by default: training wants None (one process) or {\"\": local_rank} (DDP)", f.DecidedAtRunTime(v, l.Func))})
+		if def, param := runtimeDeviceMap(f, v, l); def != "" && !l.Quantized && !l.Undecided() {
+			from := fmt.Sprintf("device_map comes from %s and shards by default", f.DecidedAtRunTime(v, l.Func))
+			if param {
+				from = fmt.Sprintf("device_map is the parameter %s of %s(), %s by default on the paths that keep it", v.Content(text), l.Func.Name, def)
+			}
+			advice := `training wants None (one process) or {"": local_rank} (DDP)`
+			if l.MaybeQuantized {
+				advice = `on a load quantized on some paths only, keep it for the quantized path and use None (one process) or {"": local_rank} (DDP) on the other`
+			}
+			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning, Message: from + ": " + advice})
 			continue
 		}
 		s, ok := semantic.StringValue(lit, text)
@@ -178,14 +185,14 @@ func shardingLiteral(f *semantic.Facts, v *syntree.Node, l *semantic.Load) *synt
 
 // runtimeDeviceMap is the sharding default ("auto") of a device_map that a
 // run decides: a parameter of the load's function or a command-line option
-// (argparse, a dataclass field) whose default shards; else "".
-func runtimeDeviceMap(f *semantic.Facts, v *syntree.Node, l *semantic.Load) string {
+// (argparse, a dataclass field) whose default shards; else "". param: the
+// parameter reaches the load beside other values (a DDP branch's).
+func runtimeDeviceMap(f *semantic.Facts, v *syntree.Node, l *semantic.Load) (def string, param bool) {
 	text := f.Src.Text
 	x := v // a parameter has no value in the file: its default says
 	if vals, _ := f.Values(v); len(vals) == 1 {
 		x = vals[0]
 	}
-	def := ""
 	switch x.Type() {
 	case "identifier":
 		def = semantic.ParamDefault(l.Func, x.Content(text), text)
@@ -194,8 +201,17 @@ func runtimeDeviceMap(f *semantic.Facts, v *syntree.Node, l *semantic.Load) stri
 			def = o.Def.Content(text)
 		}
 	}
-	if s := strings.Trim(def, `"'`); def != "" && shardingMaps[s] && len(def) == len(s)+2 {
-		return def
+	if def == "" && v.Type() == "identifier" {
+		// The parameter reaches beside another value (device_map = {"":
+		// rank} under "if ddp:"): its default is what the other paths get.
+		for _, d := range f.ReachingAt(v).Defs {
+			if d.Kind == semantic.DefParam {
+				def, param = semantic.ParamDefault(l.Func, v.Content(text), text), true
+			}
+		}
 	}
-	return ""
+	if s := strings.Trim(def, `"'`); def != "" && shardingMaps[s] && len(def) == len(s)+2 {
+		return def, param
+	}
+	return "", false
 }
