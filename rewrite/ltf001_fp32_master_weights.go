@@ -497,7 +497,8 @@ func trlDtype(p *Pass, t *trlLoad) {
 	} else if v = t.entries["torch_dtype"]; v != nil {
 		key = "torch_dtype"
 	}
-	facts := FP32Facts{Quantized: t.quantized(f)}
+	always, maybe := t.quantized(f)
+	facts := FP32Facts{Quantized: always, MaybeQuantized: maybe}
 	if flash := t.flash(f); flash != "" && amp(f) == "" {
 		facts.Flash = fmt.Sprintf("TRL loads %s with %s (model_init_kwargs), %s", t.name(), flash, fp32FlashNoAutocast)
 	}
@@ -509,8 +510,12 @@ func trlDtype(p *Pass, t *trlLoad) {
 	if v != nil {
 		k := semantic.LowPrecision(f, v)
 		if k == "" && v.Type() != "string" {
+			where := ""
+			if verdict == FP32SomePaths {
+				where = " on the path that does not quantize"
+			}
 			p.Report(Finding{Start: v.Start(), End: v.End(), Severity: SeverityWarning,
-				Message: fmt.Sprintf("TRL builds %s from model_init_kwargs with the dtype %s: make sure it is float32 for training (%s)", t.name(), f.DecidedAtRunTime(v, t.trainer.Func), computeNote(f))})
+				Message: fmt.Sprintf("TRL builds %s from model_init_kwargs with the dtype %s: make sure it is float32 for training%s (%s)", t.name(), f.DecidedAtRunTime(v, t.trainer.Func), where, computeNote(f))})
 			return
 		}
 		if k != "bfloat16" && k != "float16" && k != "auto" {
@@ -519,6 +524,10 @@ func trlDtype(p *Pass, t *trlLoad) {
 		where = v.Start()
 	} else if p.Versions.TRL.AtLeast(0, 27) {
 		return // TRL >= 0.27 loads float32 when no dtype is given
+	}
+	if verdict == FP32SomePaths {
+		p.Report(Finding{Start: where, End: where, Severity: SeverityWarning, Message: fmt.Sprintf("TRL loads %s itself, and %s", t.name(), why)})
+		return
 	}
 	if verdict == FP32Flash {
 		// float32 here trips the attention's fp16/bf16 check at the first

@@ -118,14 +118,19 @@ func (t *trlLoad) setInit(p *Pass, key, value string) (*Fix, bool) {
 // quantized reports a model TRL loads quantized: a quantization_config in
 // model_init_kwargs or given to the trainer itself (not a literal None), or
 // a checkpoint published quantized.
-func (t *trlLoad) quantized(f *semantic.Facts) bool {
+func (t *trlLoad) quantized(f *semantic.Facts) (always, maybe bool) {
 	text := f.Src.Text
 	for _, v := range []*syntree.Node{t.entries["quantization_config"], semantic.KeywordValue(t.trainer.Args, "quantization_config", text)} {
-		if v != nil && v.Content(text) != "None" {
-			return true
+		if v == nil || v.Content(text) == "None" {
+			continue
 		}
+		if v.Type() == "call" && semantic.Last(f.CalleeOf(v)) == "get_quantization_config" {
+			maybe = true // TRL's helper: None unless load_in_4bit or load_in_8bit is given
+			continue
+		}
+		return true, false
 	}
-	return semantic.PreQuantizedID(t.modelID)
+	return semantic.PreQuantizedID(t.modelID), maybe
 }
 
 // flash describes a flash attention TRL loads the model with, from
