@@ -38,6 +38,9 @@ var keys = map[string]string{
 - Beside use_flash_attention_2: true (or --use_flash_attention_2) the dtype stays (a
   warning): FlashAttention-2 refuses a float32 load.
 - TRL recipes read model_name_or_path for the size gate (an unsafe fix from 20B).
+- ms-swift (swift sft|rlhf|pt): --torch_dtype bfloat16|float16 on an adapter run
+  (--tuner_type / --train_type other than full, no --quant_bits): a warning, no edit;
+  a full fine-tune gets nothing.
 - Full fine-tunes (LLaMA-Factory finetuning_type full/freeze, axolotl without adapter,
   TRL without use_peft, --finetuning_type full) get notes without fixes, as in Python.`,
 	"LTF002": `- LLaMA-Factory YAML: flash_attn: auto|sdpa, or no flash_attn (default auto),
@@ -56,6 +59,7 @@ var keys = map[string]string{
   field, TRL's ModelConfig) defaulting to SDPA; a script that takes no such option
   and loads with the default SDPA: a note pointing at the script's own fix.
   llamafactory-cli train with options and no YAML: --flash_attn disabled is added.
+  swift sft|rlhf|pt without --attn_impl, or with --attn_impl sdpa: a warning, no edit.
   use_flash_attention_2: true is flash attention: a note, nothing added beside it. llamafactory-cli train CONFIG flash_attn=auto|sdpa (an
   override of the YAML) becomes flash_attn=disabled, unless the YAML has
   use_unsloth: true.`,

@@ -62,7 +62,7 @@ var (
 		[]byte("mixed_precision"), []byte("distributed_type"), []byte("zero_optimization"), []byte("bf16"), []byte("fp16"),
 		[]byte("pure_bf16"), []byte("flash_attn"), []byte("do_train")}
 	shellMarkers = [][]byte{[]byte("python"), []byte("torchrun"), []byte("accelerate"), []byte("deepspeed"),
-		[]byte("llamafactory-cli"), []byte("lmf"), []byte("axolotl"), []byte("trl")}
+		[]byte("llamafactory-cli"), []byte("lmf"), []byte("axolotl"), []byte("trl"), []byte("swift")}
 )
 
 func mayBe(name string, text []byte) bool {

@@ -14,7 +14,7 @@ import (
 // options given to the script.
 type command struct {
 	node     *sitter.Node
-	launcher string // "python", "torchrun", "accelerate launch", "deepspeed", "llamafactory-cli train", "axolotl train", "trl sft"
+	launcher string // "python", "torchrun", "accelerate launch", "deepspeed", "llamafactory-cli train", "axolotl train", "trl sft", "swift sft"
 	script   *word  // the Python script (python, torchrun, accelerate, deepspeed) or the config file (llamafactory-cli, axolotl); nil for trl
 	pre      []*flag
 	flags    []*flag
@@ -201,6 +201,9 @@ func (s *shell) lit(n *sitter.Node) string {
 	return w.text
 }
 
+// swiftTrains are ms-swift's training subcommands (swift sft, rlhf, pt).
+var swiftTrains = map[string]bool{"sft": true, "rlhf": true, "pt": true}
+
 // command recognises a training launch.
 func (s *shell) command(n *sitter.Node) *command {
 	ws := s.words(n)
@@ -234,6 +237,10 @@ func (s *shell) command(n *sitter.Node) *command {
 		return c
 	case name == "trl" && len(rest) > 0 && s.lit(rest[0]) == "sft":
 		c.launcher = "trl sft"
+		c.flags = s.flags(rest[1:])
+		return c
+	case name == "swift" && len(rest) > 0 && swiftTrains[s.lit(rest[0])]:
+		c.launcher = "swift " + s.lit(rest[0])
 		c.flags = s.flags(rest[1:])
 		return c
 	default:

@@ -102,6 +102,10 @@ func (p *pass) shell() {
 		if c.launcher == "llamafactory-cli train" {
 			p.llamaFactoryOverrides(c)
 		}
+		if strings.HasPrefix(c.launcher, "swift ") {
+			p.swiftFlags(c)
+			continue
+		}
 		if !hfLaunchers[c.launcher] {
 			continue
 		}
@@ -178,6 +182,44 @@ func (p *pass) llamaFactoryFlags(c *command) {
 	p.shellCompile(c)
 	p.shellFP16(c)
 	p.crossFile(c)
+}
+
+// swiftFlags: ms-swift's swift sft/rlhf/pt, its settings as options. The
+// same decisions as for the other launchers, as warnings only: ms-swift
+// derives its mixed precision from --torch_dtype and reads its own option
+// names (--tuner_type, before that --train_type; --attn_impl).
+func (p *pass) swiftFlags(c *command) {
+	tuner := "lora"
+	for _, k := range []string{"tuner_type", "train_type"} {
+		if f := getFlag(c.flags, k); f != nil && f.value != nil && f.value.known {
+			tuner = f.value.text
+		}
+	}
+	if tuner == "full" {
+		return // a full fine-tune: only adapter training is edited, and these would be warnings without a fix
+	}
+	quantized := getFlag(c.flags, "quant_bits") != nil
+	if dt := getFlag(c.flags, "torch_dtype"); dt != nil && dt.value != nil && dt.value.known {
+		if d := dt.value.text; (d == "bfloat16" || d == "float16") && !quantized {
+			p.report("LTF001", rewrite.Finding{Start: int(dt.node.StartByte()), End: flagEnd(dt), Severity: rewrite.SeverityWarning,
+				Message: fmt.Sprintf("--torch_dtype %s on an adapter run (--tuner_type %s) loads the model in %s; the reported fix set loads float32 masters (--torch_dtype float32) and keeps %s compute under mixed precision (--%s true), at 1.6-2.3x the memory; not edited: ms-swift derives its mixed precision from --torch_dtype", d, tuner, d, d, map[string]string{"bfloat16": "bf16", "float16": "fp16"}[d])})
+		}
+	}
+	attn := getFlag(c.flags, "attn_impl")
+	value := ""
+	if attn != nil && attn.value != nil && attn.value.known {
+		value = attn.value.text
+	}
+	if attn == nil || value == "sdpa" {
+		start, end := nameSpan(c)
+		what := "no --attn_impl: the model loads with transformers' default SDPA"
+		if attn != nil {
+			start, end = int(attn.node.StartByte()), flagEnd(attn)
+			what = "--attn_impl sdpa"
+		}
+		p.report("LTF002", rewrite.Finding{Start: start, End: end, Severity: rewrite.SeverityWarning,
+			Message: what + ": " + sdpaWhy + "; --attn_impl eager trains without it (O(L^2) memory); not edited: ms-swift's option names change between releases"})
+	}
 }
 
 func (p *pass) shellPrecision(c *command, r run) {
