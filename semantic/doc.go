@@ -23,11 +23,13 @@
 //   - facts.go: the calls with their resolved names and roles, assignments,
 //     functions and scopes; querycompile.go, the queries that find them;
 //   - flow.go and values.go: reaching definitions on each path, the values a
-//     name may hold, constant conditions (dead branches);
+//     name may hold, constant conditions (dead branches), the labels the
+//     script masks itself (IgnoreIndex, OwnPositionalMask);
 //   - loads.go: the loads (kind, id, quantization per path, tuple targets,
 //     loader classes held in variables);
 //   - model.go: where a load's value goes (Verdict: Training, NotTraining,
-//     Shared, Unseen), adapter evidence, the tokenizer of a load;
+//     Shared, Unseen), adapter evidence, the tokenizer of a load, and how
+//     the file trains (Packs: packed rows; OffGPU: CPU or TPU);
 //   - scope.go: adapter scope per load, optional adapters, dead code;
 //   - kwargs.go, padflow.go, source_of.go, dtypes.go: settings as the call
 //     sees them (keyword dicts, the pad a tokenizer gets, where a value comes
