@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -187,5 +188,47 @@ func TestStopFinishesTheFileInFlight(t *testing.T) {
 	Run(context.Background(), opts, paths, func(f *finding.FileResult) { got = append(got, filepath.Base(f.Path)) })
 	if len(got) == 0 || got[len(got)-1] != "m005.py" || len(got) >= len(paths) {
 		t.Errorf("emitted %v: want the files up to m005.py, the one in flight when Stop closed", got)
+	}
+}
+
+// While the first file waits to be emitted (its write's sync slow on the
+// disk), the workers go on with the files behind it: the window that
+// holds results for their turn counts files (64 a worker), not batches.
+// Counted in batches, with the first batches of one, two and four files,
+// one worker stopped after 7 files until the first was emitted.
+func TestWorkersGoOnWhileTheFirstFileWaits(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 40 {
+		p := filepath.Join(dir, fmt.Sprintf("m%02d.py", i))
+		if err := os.WriteFile(p, []byte("x = 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	eng, err := rewrite.New(rewrite.Options{ParseTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started atomic.Int32
+	opts := &Options{Engine: eng, Jobs: 1, EngineFor: func(string) *rewrite.Engine {
+		started.Add(1)
+		return nil
+	}}
+	n := 0
+	Run(context.Background(), opts, paths, func(f *finding.FileResult) {
+		if n++; n > 1 {
+			return
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for started.Load() < 20 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if s := started.Load(); s < 20 {
+			t.Errorf("%d files started while the first waited to be emitted; want 20 or more", s)
+		}
+	})
+	if n != 40 {
+		t.Errorf("%d files emitted, want 40", n)
 	}
 }

@@ -291,8 +291,8 @@ func Run(ctx context.Context, opts *Options, files []string, emit func(*finding.
 
 // RunSeq is Run over a stream of paths, such as Walk yields: a path that
 // comes with an error is emitted as a finding.FileResult with that error, in its place.
-// Memory is bounded by the files in flight (a window of two batches, up
-// to 64 files, per worker, and as many paths looked ahead; see batcher),
+// Memory is bounded by the files in flight (a window of 64 files per
+// worker, and as many paths looked ahead; see batcher),
 // never by the number of files. For a check
 // (not Fix) run the bytes are dropped from each finding.FileResult once emit returns.
 func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], emit func(*finding.FileResult)) {
@@ -323,6 +323,8 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 		// dirs holds the folder of each file renamed: each is synced once,
 		// for all the batch's files in it, before the batch is emitted.
 		dirs []string
+		// leave gives the batch's place in the window back once emitted.
+		leave func()
 	}
 	// Writers run the atomic writes, so that a worker goes on to the next
 	// file while an fsync waits on the disk (a fifth of the wall time of
@@ -334,8 +336,11 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 	// starts, as the worker checks before processing a file: interrupted
 	// before its write, a file is left out, untouched; a write begun is
 	// finished. A batch is emitted once its writes are done and their
-	// folders synced.
-	writes := make(chan *batch, jobs*2)
+	// folders synced. A batch waiting for a writer holds its place in the
+	// window (below), so a queue as long as the window never keeps a
+	// worker waiting (with the queue two batches a worker long, the 16
+	// workers of -j 16 waited 60-135 ms for it in all on the H200 host).
+	writes := make(chan *batch, 2*maxBatch*jobs)
 	var writers sync.WaitGroup
 	if opts.Write {
 		for w := 0; w < 2*jobs; w++ {
@@ -350,10 +355,15 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 		}
 	}
 	// Results leave in path order, so a slow batch holds back the ones
-	// behind it until they fill the window (two batches a worker); the
-	// workers stay busy meanwhile. Prefilter misses wait in it without
-	// their bytes.
-	window := make(chan *batch, jobs*2)
+	// behind it until they fill the window (2*maxBatch files a worker);
+	// the workers stay busy meanwhile. Prefilter misses wait in it without
+	// their bytes. The window counts files, not batches: the first
+	// batches hold a file or two, and a window of two batches a worker
+	// filled while the first batch's syncfs waited on the disk, and the
+	// workers then waited too (4-40 ms of 340-410 at -j 2 on the 500
+	// needles, by the trace).
+	windowFiles := newByteGate(int64(2 * maxBatch * jobs))
+	window := make(chan *batch, 2*maxBatch*jobs)
 	work := make(chan *batch, jobs)
 	var wg sync.WaitGroup
 	for w := 0; w < jobs; w++ {
@@ -396,6 +406,7 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 			if opts.Write {
 				b.dirs = make([]string, len(paths))
 			}
+			b.leave = windowFiles.acquire(int64(len(paths)))
 			window <- b
 			work <- b
 		}
@@ -436,6 +447,7 @@ func RunSeq(ctx context.Context, opts *Options, paths iter.Seq2[string, error], 
 				f.Before, f.After = nil, nil
 			}
 		}
+		b.leave()
 	}
 	wg.Wait()
 	writers.Wait()
