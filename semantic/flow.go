@@ -704,6 +704,7 @@ func (w *walker) reads(n *syntree.Node, st flowState) flowState {
 	return st
 }
 
+// NamedNoComments are n's named children, comments left out.
 func NamedNoComments(n *syntree.Node) []*syntree.Node {
 	var out []*syntree.Node
 	for _, c := range n.NamedChildren() {

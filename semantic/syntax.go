@@ -101,12 +101,4 @@ func ContainsWord(text []byte, word string) bool {
 }
 
 // RealArgs are the arguments of an argument_list, comments left out.
-func RealArgs(args *syntree.Node) []*syntree.Node {
-	var out []*syntree.Node
-	for _, a := range args.NamedChildren() {
-		if a.Type() != "comment" {
-			out = append(out, a)
-		}
-	}
-	return out
-}
+func RealArgs(args *syntree.Node) []*syntree.Node { return NamedNoComments(args) }
