@@ -30,7 +30,9 @@
 # timed runs, one run of each tool is checked by verify.py, every copy
 # (parse, sites left per rule); every timed run's outputs must then be
 # byte for byte those (a mismatch stops the bench). Prints the scaling
-# table: wall, speed-up from 1 CPU, CPU time against 1 CPU, peak RSS.
+# table: wall, speed-up from 1 CPU, CPU time against 1 CPU, peak RSS
+# (medians), then the speed-up of each round on its own (median and
+# range), which a machine whose speed drifts between rounds moves less.
 #
 # Runs are interleaved (run 1 of every command, then run 2, ...), so that
 # a machine whose speed drifts slows every tool alike; each figure is the
@@ -176,7 +178,19 @@ function median(name, col,   n, i, j, v, t) {
   for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
   return n % 2 ? v[(n + 1) / 2] : n ? (v[n / 2] + v[n / 2 + 1]) / 2 : 0
 }
-{ nm[NR] = $1; val[NR, 3] = $3; val[NR, 4] = $4; val[NR, 5] = $5 }
+# paired(a, b): the median, least and greatest of the wall of a over
+# that of b in the same round (run), as "m (lo-hi)": the runs of a round
+# follow each other, so a machine whose speed drifts between rounds moves
+# both alike.
+function paired(a, b,   i, r, x, y, n, v, j, t) {
+  for (i = 1; i <= NR; i++) { if (nm[i] == a) x[run[i]] = val[i, 3]; if (nm[i] == b) y[run[i]] = val[i, 3] }
+  n = 0
+  for (r in x) if ((r in y) && y[r] > 0) v[++n] = x[r] / y[r]
+  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+  if (n == 0) return "-"
+  return sprintf("%.2fx (%.2f-%.2f)", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n])
+}
+{ nm[NR] = $1; run[NR] = $2; val[NR, 3] = $3; val[NR, 4] = $4; val[NR, 5] = $5 }
 END {
   k = split(counts, c, " ")
   printf "%d scripts, medians of %d runs; ast-grep alias-aware scan -U, -j N\n\n", scripts, runs
@@ -197,6 +211,10 @@ END {
     printf "| %d CPUs: CPU time <= 1.3x that at 1 CPU | %.2fx | %s |\n", top, C[top] / C[1], (C[top] / C[1] <= 1.3 ? "met" : "not met")
     printf "| %d workers: peak memory <= 150 MB | %d MB | %s |\n", top, M[top], (M[top] <= 150 ? "met" : "not met")
   }
+  # The targets read the medians above; the speed-up of each round on its
+  # own shows how far the noise of one round reaches.
+  printf "\n| speed-up from 1 CPU, each round on its own: median (range) | ours | ast-grep |\n| --- | --- | --- |\n"
+  for (i = 2; i <= k; i++) printf "| %d CPUs | %s | %s |\n", c[i], paired("ltf-1", "ltf-" c[i]), paired("sg-1", "sg-" c[i])
 }' "$RES/times.txt" | tee "$RES/table.md"
   exit 0
 fi
