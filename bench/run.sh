@@ -172,23 +172,27 @@ if [ "$MODE" = scaling ]; then
     done
   done
   awk -v counts="${COUNTS[*]}" -v runs="$RUNS" -v scripts="$(find "$BASE" -name '*.py' | wc -l)" '
-function median(name, col,   n, i, j, v, t) {
-  n = 0
-  for (i = 1; i <= NR; i++) if (nm[i] == name) v[++n] = val[i, col]
+# mid(v, n): the median of v[1..n], which it sorts.
+function mid(v, n,   i, j, t) {
   for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
   return n % 2 ? v[(n + 1) / 2] : n ? (v[n / 2] + v[n / 2 + 1]) / 2 : 0
+}
+function median(name, col,   n, i, v) {
+  n = 0
+  for (i = 1; i <= NR; i++) if (nm[i] == name) v[++n] = val[i, col]
+  return mid(v, n)
 }
 # paired(a, b): the median, least and greatest of the wall of a over
 # that of b in the same round (run), as "m (lo-hi)": the runs of a round
 # follow each other, so a machine whose speed drifts between rounds moves
 # both alike.
-function paired(a, b,   i, r, x, y, n, v, j, t) {
+function paired(a, b,   i, r, x, y, n, v, m) {
   for (i = 1; i <= NR; i++) { if (nm[i] == a) x[run[i]] = val[i, 3]; if (nm[i] == b) y[run[i]] = val[i, 3] }
   n = 0
   for (r in x) if ((r in y) && y[r] > 0) v[++n] = x[r] / y[r]
-  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
   if (n == 0) return "-"
-  return sprintf("%.2fx (%.2f-%.2f)", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n])
+  m = mid(v, n)
+  return sprintf("%.2fx (%.2f-%.2f)", m, v[1], v[n])
 }
 { nm[NR] = $1; run[NR] = $2; val[NR, 3] = $3; val[NR, 4] = $4; val[NR, 5] = $5 }
 END {
