@@ -154,3 +154,17 @@ func indentOf(s string) string {
 	rest := strings.TrimLeft(s, "\r\n")
 	return rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
 }
+
+// Changed is the one edit that turns old into text: what lies between
+// their common prefix and their common suffix (the two never overlap).
+func Changed(old, text []byte) Edit {
+	p := 0
+	for p < len(old) && p < len(text) && old[p] == text[p] {
+		p++
+	}
+	s := 0
+	for s < len(old)-p && s < len(text)-p && old[len(old)-1-s] == text[len(text)-1-s] {
+		s++
+	}
+	return Edit{Start: p, End: len(old) - s, NewText: string(text[p : len(text)-s])}
+}

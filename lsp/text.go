@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // lines indexes a text's line starts, to turn byte offsets into the
@@ -128,15 +130,8 @@ func minimalEdit(old, text []byte) TextEdit {
 type change struct{ prefix, oldEnd, delta int }
 
 func changeOf(old, text []byte) change {
-	p := 0
-	for p < len(old) && p < len(text) && old[p] == text[p] {
-		p++
-	}
-	s := 0
-	for s < len(old)-p && s < len(text)-p && old[len(old)-1-s] == text[len(text)-1-s] {
-		s++
-	}
-	return change{prefix: p, oldEnd: len(old) - s, delta: len(text) - len(old)}
+	e := finding.Changed(old, text)
+	return change{prefix: e.Start, oldEnd: e.End, delta: len(text) - len(old)}
 }
 
 // shift moves byte offset at of the old text to where it lies in the new

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/loratune/loratune-fix/finding"
 )
 
 // Incremental keeps one document's parse from one analysis to the next (a
@@ -30,7 +32,7 @@ func (in *Incremental) Close() {
 func (in *Incremental) parse(body []byte, limit time.Duration) (*sitter.Tree, error) {
 	var old *sitter.Tree
 	if in.tree != nil {
-		old = edited(in.tree, in.text, []Edit{changed(in.text, body)})
+		old = edited(in.tree, in.text, []Edit{finding.Changed(in.text, body)})
 	}
 	ts, err := reparse(old, body, limit)
 	if old != nil {
@@ -43,20 +45,6 @@ func (in *Incremental) parse(body []byte, limit time.Duration) (*sitter.Tree, er
 	in.Close()
 	in.tree, in.text = ts.Copy(), bytes.Clone(body)
 	return ts, nil
-}
-
-// changed is the one edit that turns old into text: what lies between
-// their common prefix and common suffix.
-func changed(old, text []byte) Edit {
-	p := 0
-	for p < len(old) && p < len(text) && old[p] == text[p] {
-		p++
-	}
-	s := 0
-	for s < len(old)-p && s < len(text)-p && old[len(old)-1-s] == text[len(text)-1-s] {
-		s++
-	}
-	return Edit{Start: p, End: len(old) - s, NewText: string(text[p : len(text)-s])}
 }
 
 // FixIncremental is FixFrozen whose first parse reuses in's kept tree and
