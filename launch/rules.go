@@ -422,11 +422,24 @@ func (p *pass) flashAttention2(m *mapping) string {
 }
 
 // deepSpeedMoot is why a dtype edit changes nothing under DeepSpeed with
-// mixed precision: DeepSpeed casts the whole model to that precision itself
-// and its optimizer (ZeRO, or the bf16/fp16 optimizer wrapper) keeps fp32
-// master copies of the trainable weights.
-func deepSpeedMoot(ds, mode string) string {
-	return fmt.Sprintf("under DeepSpeed (%s) with %s: DeepSpeed casts the model to %s itself and its optimizer keeps fp32 master copies of the trainable weights, so a float32 load changes only the memory the load takes", ds, mode, mode)
+// mixed precision, or "": DeepSpeed casts the whole model to that
+// precision itself and its optimizer (ZeRO, or the bf16/fp16 optimizer
+// wrapper) keeps fp32 master copies of the trainable weights. path is the
+// DeepSpeed config, shown as it is named; runMixed is the run's own mixed
+// precision ("bf16", "fp16", "mixed precision"; "" for none), which holds
+// where the DeepSpeed config leaves it to the run ("auto").
+func (p *pass) deepSpeedMoot(path, shown, runMixed string) string {
+	dsFile := p.readConfig(path)
+	defer dsFile.close()
+	mode, _ := dsPrecision(dsFile)
+	switch {
+	case mode == "bf16" || mode == "fp16":
+	case mode == "none" || runMixed == "":
+		return ""
+	default:
+		mode = runMixed
+	}
+	return fmt.Sprintf("under DeepSpeed (%s) with %s: DeepSpeed casts the model to %s itself and its optimizer keeps fp32 master copies of the trainable weights, so a float32 load changes only the memory the load takes", shown, mode, mode)
 }
 
 // configDeepSpeedMoot: a config's deepspeed key with mixed precision on
@@ -437,24 +450,16 @@ func (p *pass) configDeepSpeedMoot(m *mapping, amp bool) string {
 	if !ok {
 		return ""
 	}
-	dsFile := p.readConfig(name.text)
-	defer dsFile.close()
-	mode, _ := dsPrecision(dsFile)
-	switch {
-	case mode == "bf16" || mode == "fp16":
-	case mode == "none":
-		return ""
-	case amp:
-		mode = "mixed precision"
+	runMixed := ""
+	if amp {
+		runMixed = "mixed precision"
 		for _, k := range []string{"bf16", "fp16"} {
 			if q, _ := m.get(k); q.isTrue(p.f.text) {
-				mode = k
+				runMixed = k
 			}
 		}
-	default:
-		return ""
 	}
-	return deepSpeedMoot(name.text, mode)
+	return p.deepSpeedMoot(name.text, name.text, runMixed)
 }
 
 // attention is LTF002/LTF007 for attn_implementation in a TRL config:

@@ -314,21 +314,14 @@ func (p *pass) shellDeepSpeedMoot(c *command, bf, fp bool) string {
 	if ds == nil || ds.value == nil {
 		return ""
 	}
-	dsFile := p.readConfig(ds.path())
-	defer dsFile.close()
-	mode, _ := dsPrecision(dsFile)
+	runMixed := ""
 	switch {
-	case mode == "bf16" || mode == "fp16":
-	case mode == "none":
-		return ""
 	case bf:
-		mode = "bf16"
+		runMixed = "bf16"
 	case fp:
-		mode = "fp16"
-	default:
-		return ""
+		runMixed = "fp16"
 	}
-	return deepSpeedMoot(p.where(ds.value), mode)
+	return p.deepSpeedMoot(ds.path(), p.where(ds.value), runMixed)
 }
 
 // shellFSDPMoot says why a dtype edit is moot on this command under FSDP
