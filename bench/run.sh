@@ -5,9 +5,10 @@
 #
 # compare (the default), issue 17:
 #   (a) 500 training scripts (the peers' needles), fixed in place on a fresh
-#       copy each run: `fix --write` against ast-grep `scan -U` with the
-#       alias-aware rules (all 500 right), the same plus a re-parse of every
-#       output (the verification loratune-fix pays for), and the name-based
+#       copy each run (kept until the timed runs are over: see new_copy):
+#       `fix --write` against ast-grep `scan -U` with the alias-aware
+#       rules (all 500 right), the same plus a re-parse of every output
+#       (the verification loratune-fix pays for), and the name-based
 #       rules (450 right); each tool with -j 1 and with every CPU; the
 #       parse-only floor (ast-grep parsing every file for one trivial
 #       pattern). -j 1 runs twice: with every CPU free to the process
@@ -26,7 +27,8 @@
 # scripts), `fix --write -q -j N` against ast-grep alias-aware `scan -j N
 # -U`, each held by taskset to the first N of this process's CPUs, N = 1,
 # 2, 4, 8, 16 where there are that many (CPUS="1 2 16": those counts only,
-# so that more rounds fit in the same time). A fresh copy each run. Before the
+# so that more rounds fit in the same time). A fresh copy each run (no
+# copy is deleted before the timed runs are over: see new_copy). Before the
 # timed runs, one run of each tool is checked by verify.py, every copy
 # (parse, sites left per rule); every timed run's outputs must then be
 # byte for byte those (a mismatch stops the bench). Prints the scaling
@@ -111,6 +113,20 @@ timed() {
   local name=$1 run=$2; shift 2
   "$PY" "$WORK/timeit.py" "$name" "$run" "$RES/stderr-$name-$run.txt" "$@" | tee -a "$RES/times.txt" >&2
 }
+# new_copy: an empty folder for one run's copy of the corpus. No copy is
+# deleted before the timed runs are over: ext4 without a journal (these
+# VMs) skips each inode freed in the last minutes when it makes a file,
+# one by one, so that a tool that writes a new file per script (an atomic
+# replace) paid for the deletion of the copy before, made in the same
+# place: 14-20% of fix --write's CPU on 5,000 scripts, and none of it in
+# a user's repository.
+COPIES_DIR=$WORK/copies
+rm -rf "$COPIES_DIR"
+new_copy() {
+  mkdir -p "$COPIES_DIR"
+  mktemp -d "$COPIES_DIR/run.XXXXXX"
+}
+trap 'rm -rf "$COPIES_DIR"' EXIT
 if [ "$MODE" = scaling ]; then
   COPIES=${COPIES:-10}
   BASE=$WORK/scaling-base
@@ -122,21 +138,22 @@ if [ "$MODE" = scaling ]; then
   COUNTS=()
   for n in ${CPUS:-1 2 4 8 16}; do [ "$n" -le "${#ALLOWED[@]}" ] && COUNTS+=("$n"); done
   cpus() { local IFS=,; echo "${ALLOWED[*]:0:$1}"; }
-  SCOPY=$WORK/scaling-copy
-  sums() { (cd "$SCOPY" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+  # sums DIR: the checksum of every file of a copy.
+  sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
   # reference TOOL CMD...: one untimed run, every copy checked by verify.py;
   # its outputs are the ones every timed run of TOOL must give.
   reference() {
     local tool=$1; shift
-    rm -rf "$SCOPY" && cp -a "$BASE" "$SCOPY"
-    "$@" "$SCOPY" >/dev/null 2>"$WORK/stderr" || [ $? = 1 ]
+    local copy
+    copy=$(new_copy)/c && cp -a "$BASE" "$copy"
+    "$@" "$copy" >/dev/null 2>"$WORK/stderr" || [ $? = 1 ]
     grep -v '^fixed ' "$WORK/stderr" >"$RES/stderr-reference-$tool.txt" || true
     # The copies are checked side by side (verify.py takes about 5 s a
     # copy), at most as many at once as this process has CPUs.
     local par
     par=$("$PY" -c 'import os; print(len(os.sched_getaffinity(0)))')
     for i in $(seq 0 $((COPIES - 1))); do
-      rm -rf "$WORK/one$i" && mkdir -p "$WORK/one$i" && ln -s "$SCOPY/c$i" "$WORK/one$i/needles"
+      rm -rf "$WORK/one$i" && mkdir -p "$WORK/one$i" && ln -s "$copy/c$i" "$WORK/one$i/needles"
       echo "$i"
     done | xargs -P "$par" -I{} sh -c '"$1" "$2/corpus-tools/verify.py" --corpus "$3" --out "$4/one$5" --parts needles --name "$6 c$5" --json "$7/verify-$6-c$5.json" >"$4/verify-$6-c$5.txt"' \
       - "$PY" "$PEERS" "$CORPUS" "$WORK" {} "$tool" "$RES"
@@ -145,21 +162,22 @@ if [ "$MODE" = scaling ]; then
       echo "bench: $tool broke a file (verify.txt)" >&2
       exit 1
     fi
-    sums >"$RES/sums-$tool.txt"
+    sums "$copy" >"$RES/sums-$tool.txt"
   }
   # scaled TOOL N CMD...: a timed run held to N CPUs on a fresh copy,
   # checked against the reference outputs.
   scaled() {
     local tool=$1 n=$2 run=$3; shift 3
-    rm -rf "$SCOPY" && cp -a "$BASE" "$SCOPY" && sync
-    timed "$tool-$n" "$run" taskset -c "$(cpus "$n")" "$@" "$SCOPY"
+    local copy
+    copy=$(new_copy)/c && cp -a "$BASE" "$copy" && sync
+    timed "$tool-$n" "$run" taskset -c "$(cpus "$n")" "$@" "$copy"
     local err=$RES/stderr-$tool-$n-$run.txt
     grep -v '^fixed ' "$err" >"$err.tmp" || true # one line a file written
     mv "$err.tmp" "$err"
     case $(tail -n 1 "$RES/times.txt" | awk '{print $6}') in 0 | 1) ;; *) echo "bench: $tool-$n run $run failed ($err)" >&2; exit 1 ;; esac
-    if ! sums | cmp -s - "$RES/sums-$tool.txt"; then
+    if ! sums "$copy" | cmp -s - "$RES/sums-$tool.txt"; then
       echo "bench: $tool-$n run $run: outputs differ from the verified ones" >&2
-      sums | diff "$RES/sums-$tool.txt" - | head >&2
+      sums "$copy" | diff "$RES/sums-$tool.txt" - | head >&2
       exit 1
     fi
   }
@@ -223,14 +241,15 @@ END {
   exit 0
 fi
 
-# fresh NAME RUN CMD...: the same on a fresh copy of the needles ($COPY),
-# then verify.py on the result.
-COPY=$WORK/copy
+# fresh NAME RUN CMD...: the same on a fresh copy of the needles (the
+# folder is the command's last argument), then verify.py on the result.
 fresh() {
   local name=$1 run=$2; shift 2
-  rm -rf "$COPY" && mkdir -p "$COPY" && cp -a "$NEEDLES" "$COPY/" && sync
-  timed "$name" "$run" "$@"
-  "$PY" "$PEERS/corpus-tools/verify.py" --corpus "$CORPUS" --out "$COPY" --parts needles --name "$name#$run" --json "$RES/verify-$name-$run.json" | tee -a "$RES/verify.txt" >&2
+  local copy
+  copy=$(new_copy)
+  cp -a "$NEEDLES" "$copy/" && sync
+  timed "$name" "$run" "$@" "$copy/needles"
+  "$PY" "$PEERS/corpus-tools/verify.py" --corpus "$CORPUS" --out "$copy" --parts needles --name "$name#$run" --json "$RES/verify-$name-$run.json" | tee -a "$RES/verify.txt" >&2
 }
 cat >"$WORK/sg-reparse.sh" <<EOF
 #!/bin/sh
@@ -247,14 +266,14 @@ fi
 "$RG" -l -F "${TRIGGERS[@]}" "$HAY" >/dev/null || true # warm the page cache
 "$LTF" check -q "$HAY" >/dev/null 2>&1 || true
 for run in $(seq "$RUNS"); do
-  fresh ltf-fix "$run" "$LTF" fix --write -q "$COPY/needles"
-  fresh sg-alias "$run" "$SG" scan -c "$ALIAS" -U "$COPY/needles"
-  fresh sg-alias-reparse "$run" "$WORK/sg-reparse.sh" "$COPY/needles"
-  fresh sg-named "$run" "$SG" scan -c "$NAMED" -U "$COPY/needles"
-  fresh ltf-fix-j1 "$run" "$LTF" fix --write -q -j 1 "$COPY/needles"
-  fresh sg-alias-j1 "$run" "$SG" scan -j 1 -c "$ALIAS" -U "$COPY/needles"
-  fresh ltf-fix-1cpu "$run" taskset -c "$CPU1" "$LTF" fix --write -q -j 1 "$COPY/needles"
-  fresh sg-alias-1cpu "$run" taskset -c "$CPU1" "$SG" scan -j 1 -c "$ALIAS" -U "$COPY/needles"
+  fresh ltf-fix "$run" "$LTF" fix --write -q
+  fresh sg-alias "$run" "$SG" scan -c "$ALIAS" -U
+  fresh sg-alias-reparse "$run" "$WORK/sg-reparse.sh"
+  fresh sg-named "$run" "$SG" scan -c "$NAMED" -U
+  fresh ltf-fix-j1 "$run" "$LTF" fix --write -q -j 1
+  fresh sg-alias-j1 "$run" "$SG" scan -j 1 -c "$ALIAS" -U
+  fresh ltf-fix-1cpu "$run" taskset -c "$CPU1" "$LTF" fix --write -q -j 1
+  fresh sg-alias-1cpu "$run" taskset -c "$CPU1" "$SG" scan -j 1 -c "$ALIAS" -U
   timed ltf-diff "$run" "$LTF" fix -q "$NEEDLES"
   timed sg-parse "$run" "$SG" run -l python -p 'tokenizer.pad_token_id = 0' "$NEEDLES"
   timed rg-hay "$run" "$RG" -l -F "${TRIGGERS[@]}" "$HAY"

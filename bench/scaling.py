@@ -43,13 +43,18 @@ def main():
     corpus, runs = sys.argv[1], int(sys.argv[2])
     specs = [a.split("=", 1) for a in sys.argv[3:]]
     work = tempfile.mkdtemp(prefix="ltf-scaling-")
-    copy, err_file = os.path.join(work, "copy"), os.path.join(work, "stderr")
+    err_file = os.path.join(work, "stderr")
     kept = {label: [] for label, _ in specs}
+    made = 0
     for _ in range(runs):
         for label, cmd in specs:
             for _attempt in range(6):
                 wait_quiet()
-                shutil.rmtree(copy, ignore_errors=True)
+                # A new copy each run, none deleted before the end (see
+                # new_copy in bench/run.sh: ext4 without a journal makes a
+                # file slower for each inode freed in the last minutes).
+                made += 1
+                copy = os.path.join(work, f"copy{made}")
                 subprocess.run(["cp", "-a", corpus, copy], check=True)
                 os.sync()
                 b0, t0 = busy_seconds(), time.perf_counter()
