@@ -130,8 +130,8 @@ func TestHostileTreeWithWrite(t *testing.T) {
 // message, and the run goes on. The 8 MB file's analysis takes about 10 s
 // on a 2-CPU VM (its parse alone is 200 ms at tree-sitter's fastest); the
 // 150-byte one's well under a millisecond. The limit is wall-clock time, so
-// it is set at a full second: at 50 ms, a CI machine running many test
-// binaries at once once starved the small file past it.
+// it is set at a full second: at 50 ms, one CI run starved the small file
+// past it while many test binaries shared the machine.
 func TestParseTimeoutFlag(t *testing.T) {
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small.py")
